@@ -1,0 +1,1 @@
+"""Onceflow's Python services: the order API and the operations tooling."""

@@ -1,0 +1,58 @@
+"""Connection settings shared by every Onceflow component (one place, from the environment).
+
+Every name is read from `ONCEFLOW_<FIELD>` (e.g. `ONCEFLOW_PG_PORT`) or from `.env`.
+Local defaults match the embedded stack; production sets real values.
+"""
+
+from functools import lru_cache
+from urllib.parse import quote
+
+from pydantic import SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Addresses, names and credentials of the pipeline's components."""
+
+    model_config = SettingsConfigDict(env_prefix="ONCEFLOW_", env_file=".env", extra="ignore")
+
+    pg_host: str = "127.0.0.1"
+    pg_port: int = 5432
+    pg_database: str = "shop"
+
+    owner_db_user: str = "shop_owner"
+    owner_db_password: SecretStr = SecretStr("shop_owner")
+    app_db_user: str = "shop_app"
+    app_db_password: SecretStr = SecretStr("shop_app")
+    cdc_db_user: str = "shop_cdc"
+    cdc_db_password: SecretStr = SecretStr("shop_cdc")
+    spark_db_user: str = "shop_spark"
+    spark_db_password: SecretStr = SecretStr("shop_spark")
+    analyst_db_user: str = "analyst"
+    analyst_db_password: SecretStr = SecretStr("analyst")
+
+    replication_slot: str = "onceflow_outbox"
+    publication: str = "onceflow_outbox"
+
+    kafka_bootstrap: str = "127.0.0.1:9092"
+    connect_url: str = "http://127.0.0.1:8083"
+    connector_name: str = "orders-outbox"
+    topic: str = "outbox.event.order"
+
+    api_host: str = "127.0.0.1"
+    api_port: int = 8000
+
+    def dsn(self, role: str) -> str:
+        """Return a libpq URI for one of the roles: owner, app, cdc, spark, analyst."""
+        user: str = getattr(self, f"{role}_db_user")
+        password: SecretStr = getattr(self, f"{role}_db_password")
+        return (
+            f"postgresql://{quote(user, safe='')}:{quote(password.get_secret_value(), safe='')}"
+            f"@{self.pg_host}:{self.pg_port}/{self.pg_database}"
+        )
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """Return the process-wide settings, read once."""
+    return Settings()
