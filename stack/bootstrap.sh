@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what the local stack needs and is missing: PostgreSQL 15 (Debian packages), the Python
+# venv (pinned, from PyPI) and the JVM components (Maven Central). Safe to run again: it skips
+# whatever is already in place. Each failure ends with one sentence saying what to do.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { echo "make up stopped: $*" >&2; exit 2; }
+
+command -v python3.11 >/dev/null || die "Python 3.11 is not on PATH: install python3.11, then run make up again."
+command -v java >/dev/null || die "java is not on PATH: install a JDK 17+ (apt-get install openjdk-17-jdk-headless), then run make up again."
+java_major=$(java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/{print $2}')
+[ "${java_major%%.*}" -ge 17 ] || die "Java ${java_major} is too old: install a JDK 17+, then run make up again."
+command -v mvn >/dev/null || die "mvn is not on PATH: install Maven (apt-get install maven), then run make up again."
+free_kb=$(df -Pk . | awk 'NR==2{print $4}')
+[ "$free_kb" -ge 4194304 ] || die "less than 4 GiB free on $(pwd): free some disk, then run make up again."
+
+if [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
+  [ "$(id -u)" -eq 0 ] || die "PostgreSQL 15 is missing: run make up as root once (it apt-installs postgresql-15)."
+  echo "installing PostgreSQL 15 from Debian packages"
+  # The stack runs its own cluster; don't let the package create and start a second one on 5432.
+  mkdir -p /etc/postgresql-common
+  grep -qs '^create_main_cluster *= *false' /etc/postgresql-common/createcluster.conf ||
+    echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null || die "apt-get update failed: check the Debian package mirror, then run make up again."
+  apt-get install -y -qq -o Dpkg::Options::=--force-confold postgresql-15 >/dev/null ||
+    die "apt-get install postgresql-15 failed: see the output above, then run make up again."
+fi
+
+stamp=.venv/.installed-$(cat pyproject.toml requirements.lock 2>/dev/null | sha256sum | cut -c1-16)
+if [ ! -f "$stamp" ]; then
+  echo "installing the Python environment (.venv)"
+  [ -x .venv/bin/python ] || python3.11 -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -c requirements.lock -e ".[dev]" ||
+    die "pip install failed: see the output above (PyPI reachable?), then run make up again."
+  rm -f .venv/.installed-*; touch "$stamp"
+fi
+
+stack/fetch_jars.sh

@@ -1,0 +1,112 @@
+"""`make up` / `make down` / `make status`: start, stop and inspect the local pipeline."""
+
+import subprocess
+import sys
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from services.config import get_settings
+from stack import connector, jvm, paths, postgres, preflight, supervisor, topics
+from stack.components import Component, components
+from stack.waiting import NotReadyError, wait_for
+
+app = typer.Typer(help="Run Onceflow's local stack (state and logs in .stack/).", no_args_is_help=True)
+console = Console()
+
+
+def _start(component: Component) -> None:
+    console.print(f"[bold]{component.name}[/]: starting", highlight=False)
+    supervisor.start(component.name)
+    try:
+        wait_for(component.ready, what=component.name, timeout=component.start_timeout)
+    except NotReadyError as exc:
+        raise NotReadyError(
+            f"{exc}; supervisor says {supervisor.state(component.name)}. "
+            f"Its log: {paths.LOGS / component.name}.log"
+        ) from exc
+
+
+def _after(component: Component) -> None:
+    settings = get_settings()
+    if component.name == "postgres":
+        postgres.ensure_roles_and_database(settings)
+        subprocess.run(
+            [str(paths.VENV_BIN / "alembic"), "-c", str(paths.ROOT / "migrations" / "alembic.ini"),
+             "upgrade", "head"],
+            check=True, capture_output=True, text=True,
+        )
+        if postgres.ensure_replication_slot(settings):
+            console.print(f"  created replication slot {settings.replication_slot}")
+    elif component.name == "kafka":
+        topics.ensure_outbox_topic(settings)
+    elif component.name == "connect":
+        connector.register(settings)
+
+
+@app.command()
+def up() -> None:
+    """Start every component in order, waiting until each is healthy (idempotent)."""
+    settings = get_settings()
+    parts = components(settings)
+    try:
+        preflight.check(parts)
+        paths.ensure_dirs()
+        postgres.init_cluster()
+        jvm.rendered_kafka_properties()
+        jvm.rendered_worker_properties()
+        jvm.format_kafka_storage()
+        supervisor.start_or_update(supervisor.render_config(parts, settings))
+        for component in parts:
+            _start(component)
+            _after(component)
+    except preflight.PreflightError as exc:
+        console.print(f"[red]make up stopped:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from exc
+    except (NotReadyError, RuntimeError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", None) or ""
+        console.print(f"[red]make up failed:[/] {exc} {detail}".rstrip(), highlight=False)
+        console.print("The components started so far are still running; `make down` stops them.")
+        raise typer.Exit(1) from exc
+    _print_table(parts, title="Onceflow is up")
+
+
+@app.command()
+def down() -> None:
+    """Stop every component; data in .stack/data is kept."""
+    supervisor.shutdown()
+    console.print("Onceflow is down (data kept in .stack/data; `make clean` deletes it).")
+
+
+@app.command()
+def status() -> None:
+    """Show each component's process state, health and address."""
+    parts = components(get_settings())
+    _print_table(parts, title="Onceflow status")
+    if not supervisor.is_running() or any(not _healthy(c) for c in parts):
+        raise typer.Exit(1)
+
+
+def _healthy(component: Component) -> bool:
+    try:
+        return component.ready()
+    except Exception:
+        return False
+
+
+def _print_table(parts: list[Component], *, title: str) -> None:
+    table = Table(title=title)
+    for column in ("component", "process", "healthy", "address", "log"):
+        table.add_column(column)
+    running = supervisor.is_running()
+    for component in parts:
+        process = supervisor.state(component.name) if running else "STOPPED"
+        healthy = "yes" if _healthy(component) else "no"
+        table.add_row(component.name, process, healthy, component.where,
+                      str((paths.LOGS / component.name).with_suffix(".log").relative_to(paths.ROOT)))
+    console.print(table)
+
+
+if __name__ == "__main__":
+    sys.exit(app())

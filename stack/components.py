@@ -1,0 +1,78 @@
+"""The pipeline's processes, in start order, each with its command, ports and readiness probe."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import httpx
+
+from services.config import Settings
+from stack import jvm, paths, postgres
+from stack.waiting import port_open
+
+
+@dataclass(frozen=True)
+class Component:
+    """One supervised process of the local stack."""
+
+    name: str
+    command: str
+    ports: tuple[int, ...]
+    ready: Callable[[], bool]
+    where: str
+    user: str | None = None
+    stopsignal: str = "TERM"
+    stopwait: int = 60
+    start_timeout: float = 120
+
+
+def _http_ok(url: str) -> bool:
+    return httpx.get(url, timeout=2).status_code == 200
+
+
+def components(settings: Settings) -> list[Component]:
+    """All components of the pipeline, in the order they must start."""
+    kafka_host, kafka_port = settings.kafka_bootstrap.rsplit(":", 1)
+    connect_port = int(settings.connect_url.rsplit(":", 1)[1])
+    api = f"http://{settings.api_host}:{settings.api_port}"
+    python = paths.VENV_BIN / "python"
+    return [
+        Component(
+            name="postgres",
+            command=postgres.server_command(settings),
+            ports=(settings.pg_port,),
+            ready=lambda: postgres.accepts_connections(settings),
+            where=f"postgresql://{settings.pg_host}:{settings.pg_port}/{settings.pg_database}",
+            user=postgres.os_user(),
+            stopsignal="INT",
+        ),
+        Component(
+            name="kafka",
+            command=jvm.kafka_command(),
+            ports=(int(kafka_port), jvm.CONTROLLER_PORT),
+            ready=lambda: port_open(kafka_host, int(kafka_port)),
+            where=settings.kafka_bootstrap,
+        ),
+        Component(
+            name="connect",
+            command=jvm.connect_command(),
+            ports=(connect_port,),
+            ready=lambda: _http_ok(settings.connect_url + "/connectors"),
+            where=settings.connect_url,
+            start_timeout=180,
+        ),
+        Component(
+            name="api",
+            command=f"{python} -m services.orders",
+            ports=(settings.api_port,),
+            ready=lambda: _http_ok(api + "/readyz"),
+            where=f"{api} ({api}/docs)",
+        ),
+        Component(
+            name="aggregation",
+            command=f"{python} -m spark_jobs.aggregation",
+            ports=(4040,),
+            ready=lambda: port_open("127.0.0.1", 4040),
+            where="Spark UI http://127.0.0.1:4040",
+            start_timeout=180,
+        ),
+    ]

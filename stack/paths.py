@@ -1,0 +1,27 @@
+"""Where the local stack keeps its files: code in stack/, state in .stack/ (kept between runs)."""
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STATE = ROOT / ".stack"
+DATA = STATE / "data"
+LOGS = STATE / "logs"
+RUN = STATE / "run"
+LIB = STATE / "lib"
+PLUGINS = STATE / "plugins"
+CONF = STATE / "conf"
+VENV_BIN = ROOT / ".venv" / "bin"
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+PG_DATA = DATA / "postgres"
+PG_SOCKET_DIR = RUN / "postgres"
+KAFKA_DATA = DATA / "kafka"
+SPARK_CHECKPOINTS = DATA / "spark" / "checkpoints"
+SUPERVISOR_CONF = CONF / "supervisord.conf"
+SUPERVISOR_SOCKET = RUN / "supervisor.sock"
+
+
+def ensure_dirs() -> None:
+    """Create the state folders (idempotent)."""
+    for path in (DATA, LOGS, RUN, CONF, SPARK_CHECKPOINTS):
+        path.mkdir(parents=True, exist_ok=True)

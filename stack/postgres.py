@@ -1,0 +1,141 @@
+"""The stack's own PostgreSQL cluster: created once, run by supervisor as the `postgres` user."""
+
+import getpass
+import os
+import shutil
+import subprocess
+
+import psycopg
+from psycopg import sql
+
+from services.config import Settings
+from stack import paths
+
+ROLES = ("owner", "app", "cdc", "spark", "analyst")
+
+
+def os_user() -> str:
+    """The OS user that owns and runs the cluster (PostgreSQL refuses to run as root)."""
+    return "postgres" if os.geteuid() == 0 else getpass.getuser()
+
+
+def _as_pg_user(args: list[str]) -> list[str]:
+    return ["runuser", "-u", os_user(), "--", *args] if os.geteuid() == 0 else args
+
+
+def server_command(settings: Settings) -> str:
+    """The postgres command line supervisor runs; settings live here, not in the data dir."""
+    options = {
+        "listen_addresses": settings.pg_host,
+        "port": str(settings.pg_port),
+        "unix_socket_directories": str(paths.PG_SOCKET_DIR),
+        "wal_level": "logical",
+        "max_wal_senders": "10",
+        "max_replication_slots": "10",
+        "max_connections": "200",
+        "shared_buffers": "512MB",
+        "password_encryption": "scram-sha-256",
+    }
+    flags = " ".join(f"-c {key}={value}" for key, value in options.items())
+    return f"{paths.PG_BIN / 'postgres'} -D {paths.PG_DATA} {flags}"
+
+
+def init_cluster() -> bool:
+    """Run initdb once; return True when a new cluster was created."""
+    if (paths.PG_DATA / "PG_VERSION").exists():
+        return False
+    user = os_user()
+    for folder in (paths.PG_DATA, paths.PG_SOCKET_DIR):
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.chown(folder, user=user)
+    paths.PG_DATA.chmod(0o700)
+    subprocess.run(
+        _as_pg_user(
+            [
+                str(paths.PG_BIN / "initdb"),
+                "-D", str(paths.PG_DATA),
+                "--auth-local=peer",
+                "--auth-host=scram-sha-256",
+                "--encoding=UTF8",
+                "--locale=C.UTF-8",
+                f"--username={user}",
+            ]
+        ),
+        check=True,
+        capture_output=True,
+    )
+    _allow_local_superuser(user)
+    return True
+
+
+def _allow_local_superuser(user: str) -> None:
+    """Socket: peer auth, mapping the OS user who runs the stack to the superuser.
+    TCP (loopback only): password (SCRAM) for every role, replication included."""
+    (paths.PG_DATA / "pg_hba.conf").write_text(
+        "local all         all                peer map=stack\n"
+        "host  all         all  127.0.0.1/32  scram-sha-256\n"
+        "host  replication all  127.0.0.1/32  scram-sha-256\n"
+    )
+    runner = getpass.getuser()
+    (paths.PG_DATA / "pg_ident.conf").write_text(f"stack {runner} {user}\nstack {user} {user}\n")
+
+
+def superuser_conninfo(settings: Settings, dbname: str = "postgres") -> str:
+    """Peer-authenticated superuser connection over the cluster's private Unix socket."""
+    return f"host={paths.PG_SOCKET_DIR} port={settings.pg_port} dbname={dbname} user={os_user()}"
+
+
+def _superuser(settings: Settings, dbname: str = "postgres") -> psycopg.Connection[tuple[object, ...]]:
+    return psycopg.connect(superuser_conninfo(settings, dbname), autocommit=True)
+
+
+def ensure_roles_and_database(settings: Settings) -> None:
+    """Create the login roles and the database (idempotent); passwords follow the settings."""
+    with _superuser(settings) as conn:
+        for role in ROLES:
+            name: str = getattr(settings, f"{role}_db_user")
+            password: str = getattr(settings, f"{role}_db_password").get_secret_value()
+            exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone()
+            verb = "ALTER" if exists else "CREATE"
+            conn.execute(
+                sql.SQL("{} ROLE {} LOGIN PASSWORD {}").format(
+                    sql.SQL(verb), sql.Identifier(name), sql.Literal(password)
+                )
+            )
+        conn.execute(sql.SQL("ALTER ROLE {} REPLICATION").format(sql.Identifier(settings.cdc_db_user)))
+        if not conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (settings.pg_database,)
+        ).fetchone():
+            conn.execute(
+                sql.SQL("CREATE DATABASE {} OWNER {}").format(
+                    sql.Identifier(settings.pg_database), sql.Identifier(settings.owner_db_user)
+                )
+            )
+        conn.execute(
+            sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(settings.pg_database))
+        )
+        users = [sql.Identifier(getattr(settings, f"{role}_db_user")) for role in ROLES]
+        conn.execute(
+            sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(
+                sql.Identifier(settings.pg_database), sql.SQL(", ").join(users)
+            )
+        )
+
+
+def ensure_replication_slot(settings: Settings) -> bool:
+    """Create the outbox's logical slot before any write can happen; True when newly created."""
+    with _superuser(settings, settings.pg_database) as conn:
+        if conn.execute(
+            "SELECT 1 FROM pg_replication_slots WHERE slot_name = %s", (settings.replication_slot,)
+        ).fetchone():
+            return False
+        conn.execute(
+            "SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", (settings.replication_slot,)
+        )
+        return True
+
+
+def accepts_connections(settings: Settings) -> bool:
+    """True when the server answers a superuser query on its socket."""
+    with _superuser(settings) as conn:
+        return conn.execute("SELECT 1").fetchone() is not None

@@ -1,0 +1,39 @@
+"""Checks before anything starts: each failure is one sentence saying what to do."""
+
+import shutil
+
+from stack import paths, supervisor
+from stack.components import Component
+from stack.waiting import port_open
+
+MIN_FREE_BYTES = 2 * 1024**3
+
+
+class PreflightError(RuntimeError):
+    """A prerequisite is missing; the message says what to do."""
+
+
+def check(components: list[Component]) -> None:
+    """Raise PreflightError for missing tools, too little disk, or a port taken by a stranger."""
+    for tool, hint in (("java", "install a JDK 17+ (apt-get install openjdk-17-jdk-headless)"),
+                       ("mvn", "install Maven (apt-get install maven)")):
+        if shutil.which(tool) is None:
+            raise PreflightError(f"`{tool}` is not on PATH: {hint}, then run `make up` again.")
+    if not (paths.PG_BIN / "postgres").exists():
+        raise PreflightError("PostgreSQL 15 is not installed: run `make up` (it installs it) as root.")
+    free = shutil.disk_usage(paths.ROOT).free
+    if free < MIN_FREE_BYTES:
+        raise PreflightError(
+            f"Only {free // 1024**2} MiB free on the disk holding {paths.ROOT}: "
+            "free at least 2 GiB, then run `make up` again."
+        )
+    ours = supervisor.is_running()
+    for component in components:
+        if ours and supervisor.state(component.name) in ("RUNNING", "STARTING"):
+            continue
+        for port in component.ports:
+            if port_open("127.0.0.1", port):
+                raise PreflightError(
+                    f"Port {port} (needed by {component.name}) is already in use by another "
+                    "process: stop it or point the stack elsewhere (see .env.example)."
+                )

@@ -1,0 +1,115 @@
+"""Supervisor as the stack's process manager: render its config, run it, talk to it over XML-RPC."""
+
+import subprocess
+import xmlrpc.client
+from typing import Any, cast
+
+from supervisor.xmlrpc import SupervisorTransport
+
+from services.config import Settings
+from stack import paths
+from stack.components import Component
+from stack.waiting import wait_for
+
+
+def render_config(components: list[Component], settings: Settings) -> str:
+    """The supervisord.conf for these components, with the settings exported to every child."""
+    env = ",".join(
+        f'ONCEFLOW_{key.upper()}="{value}"' for key, value in _settings_env(settings).items()
+    )
+    sections = [
+        f"[unix_http_server]\nfile={paths.SUPERVISOR_SOCKET}\nchmod=0700\n",
+        "[supervisord]\n"
+        f"logfile={paths.LOGS / 'supervisord.log'}\npidfile={paths.RUN / 'supervisord.pid'}\n"
+        f"directory={paths.ROOT}\nlogfile_maxbytes=10MB\nenvironment={env}\n",
+        "[rpcinterface:supervisor]\n"
+        "supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface\n",
+        f"[supervisorctl]\nserverurl=unix://{paths.SUPERVISOR_SOCKET}\n",
+    ]
+    for priority, component in enumerate(components, start=1):
+        lines = [
+            f"[program:{component.name}]",
+            f"command={component.command}",
+            f"directory={paths.ROOT}",
+            f"priority={priority * 10}",
+            "autostart=false",
+            "autorestart=true",
+            "startsecs=3",
+            "startretries=3",
+            f"stopsignal={component.stopsignal}",
+            f"stopwaitsecs={component.stopwait}",
+            "stopasgroup=true",
+            "killasgroup=true",
+            "redirect_stderr=true",
+            f"stdout_logfile={paths.LOGS / component.name}.log",
+            "stdout_logfile_maxbytes=50MB",
+            "stdout_logfile_backups=3",
+        ]
+        if component.user:
+            lines.append(f"user={component.user}")
+        sections.append("\n".join(lines) + "\n")
+    return "\n".join(sections)
+
+
+def _settings_env(settings: Settings) -> dict[str, str]:
+    values = settings.model_dump()
+    return {
+        key: (value.get_secret_value() if hasattr(value, "get_secret_value") else str(value))
+        for key, value in values.items()
+    }
+
+
+def proxy() -> Any:
+    """An XML-RPC proxy to the running supervisord."""
+    transport = SupervisorTransport(None, None, f"unix://{paths.SUPERVISOR_SOCKET}")
+    return xmlrpc.client.ServerProxy("http://127.0.0.1", transport=transport)
+
+
+def is_running() -> bool:
+    """True when supervisord answers on its socket."""
+    try:
+        return cast(str, proxy().supervisor.getState()["statename"]) == "RUNNING"
+    except (OSError, xmlrpc.client.Fault):
+        return False
+
+
+def start_or_update(config_text: str) -> None:
+    """Write the config and start supervisord, or make a running one pick up changes."""
+    paths.SUPERVISOR_CONF.write_text(config_text)
+    ctl = [str(paths.VENV_BIN / "supervisorctl"), "-c", str(paths.SUPERVISOR_CONF)]
+    if is_running():
+        subprocess.run([*ctl, "update"], check=True, capture_output=True)
+        return
+    subprocess.run(
+        [str(paths.VENV_BIN / "supervisord"), "-c", str(paths.SUPERVISOR_CONF)],
+        check=True,
+        capture_output=True,
+    )
+    wait_for(is_running, what="supervisord", timeout=30)
+
+
+def state(name: str) -> str:
+    """Supervisor's state name for one program (RUNNING, STOPPED, FATAL, ...)."""
+    return cast(str, proxy().supervisor.getProcessInfo(name)["statename"])
+
+
+def start(name: str) -> None:
+    """Start a program unless it is already running or starting."""
+    if state(name) not in ("RUNNING", "STARTING"):
+        proxy().supervisor.startProcess(name, False)
+
+
+def stop(name: str) -> None:
+    """Stop one program and wait for it to exit."""
+    if state(name) in ("RUNNING", "STARTING", "BACKOFF"):
+        proxy().supervisor.stopProcess(name, True)
+
+
+def shutdown() -> None:
+    """Stop every program (in reverse start order) and supervisord itself."""
+    if not is_running():
+        return
+    ctl = [str(paths.VENV_BIN / "supervisorctl"), "-c", str(paths.SUPERVISOR_CONF)]
+    subprocess.run([*ctl, "stop", "all"], check=False, capture_output=True)
+    proxy().supervisor.shutdown()
+    wait_for(lambda: not paths.SUPERVISOR_SOCKET.exists(), what="supervisord shutdown", timeout=60)

@@ -1,0 +1,21 @@
+"""The outbox topic, created up front so partitions and settings are ours, not defaults."""
+
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from services.config import Settings
+
+PARTITIONS = 3
+
+
+def ensure_outbox_topic(settings: Settings) -> None:
+    """Create the order-event topic if it does not exist yet (idempotent)."""
+    admin = AdminClient({"bootstrap.servers": settings.kafka_bootstrap})
+    existing = admin.list_topics(timeout=30).topics
+    if settings.topic in existing:
+        return
+    futures = admin.create_topics(
+        [NewTopic(settings.topic, num_partitions=PARTITIONS, replication_factor=1,
+                  config={"min.insync.replicas": "1", "cleanup.policy": "delete"})]
+    )
+    for future in futures.values():
+        future.result(timeout=30)

@@ -1,0 +1,31 @@
+"""Readiness waits with deadlines: every wait in the stack ends in success or a clear failure."""
+
+import socket
+import time
+from collections.abc import Callable
+
+
+class NotReadyError(RuntimeError):
+    """A component did not become ready before its deadline."""
+
+
+def wait_for(check: Callable[[], bool], *, what: str, timeout: float, interval: float = 0.5) -> None:
+    """Poll `check` until it returns True, or raise NotReadyError after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except Exception as exc:  # a failing probe is just "not yet"
+            last_error = exc
+        time.sleep(interval)
+    detail = f" (last error: {last_error})" if last_error else ""
+    raise NotReadyError(f"{what} was not ready after {timeout:.0f}s{detail}")
+
+
+def port_open(host: str, port: int) -> bool:
+    """Return True when something accepts TCP connections on host:port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
