@@ -20,6 +20,10 @@ class Settings(BaseSettings):
     pg_port: int = 5432
     pg_database: str = "shop"
 
+    # Only for provisioning (roles, database, slot). Unset locally: the stack then uses the
+    # cluster's private Unix socket with peer authentication.
+    superuser_dsn: SecretStr | None = None
+
     owner_db_user: str = "shop_owner"
     owner_db_password: SecretStr = SecretStr("shop_owner")
     app_db_user: str = "shop_app"

@@ -28,17 +28,22 @@ def _start(component: Component) -> None:
         ) from exc
 
 
+def _provision() -> None:
+    settings = get_settings()
+    postgres.ensure_roles_and_database(settings)
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "-c", str(paths.ROOT / "migrations" / "alembic.ini"),
+         "upgrade", "head"],
+        check=True, capture_output=True, text=True,
+    )
+    if postgres.ensure_replication_slot(settings):
+        console.print(f"  created replication slot {settings.replication_slot}")
+
+
 def _after(component: Component) -> None:
     settings = get_settings()
     if component.name == "postgres":
-        postgres.ensure_roles_and_database(settings)
-        subprocess.run(
-            [str(paths.VENV_BIN / "alembic"), "-c", str(paths.ROOT / "migrations" / "alembic.ini"),
-             "upgrade", "head"],
-            check=True, capture_output=True, text=True,
-        )
-        if postgres.ensure_replication_slot(settings):
-            console.print(f"  created replication slot {settings.replication_slot}")
+        _provision()
     elif component.name == "kafka":
         topics.ensure_outbox_topic(settings)
     elif component.name == "connect":
@@ -70,6 +75,16 @@ def up() -> None:
         console.print("The components started so far are still running; `make down` stops them.")
         raise typer.Exit(1) from exc
     _print_table(parts, title="Onceflow is up")
+
+
+@app.command()
+def provision() -> None:
+    """Create roles and database, migrate, and create the replication slot (idempotent).
+
+    The slot exists before any order is accepted, so no write can be missed by the connector.
+    """
+    _provision()
+    console.print("provisioned: roles, database, migrations, replication slot")
 
 
 @app.command()

@@ -81,7 +81,9 @@ def _allow_local_superuser(user: str) -> None:
 
 
 def superuser_conninfo(settings: Settings, dbname: str = "postgres") -> str:
-    """Peer-authenticated superuser connection over the cluster's private Unix socket."""
+    """ONCEFLOW_SUPERUSER_DSN if set, else peer authentication on the local cluster's socket."""
+    if settings.superuser_dsn is not None:
+        return psycopg.conninfo.make_conninfo(settings.superuser_dsn.get_secret_value(), dbname=dbname)
     return f"host={paths.PG_SOCKET_DIR} port={settings.pg_port} dbname={dbname} user={os_user()}"
 
 

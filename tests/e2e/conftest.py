@@ -1,0 +1,27 @@
+"""Fixtures for end-to-end tests against the running local stack (`make up`)."""
+
+from collections.abc import Iterator
+
+import httpx
+import psycopg
+import pytest
+
+from services.config import Settings, get_settings
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return get_settings()
+
+
+@pytest.fixture(scope="session")
+def api(settings: Settings) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=f"http://{settings.api_host}:{settings.api_port}", timeout=30) as client:
+        assert client.get("/readyz").status_code == 200, "the stack is not up: run `make up`"
+        yield client
+
+
+@pytest.fixture(scope="session")
+def analyst(settings: Settings) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    with psycopg.connect(settings.dsn("analyst"), autocommit=True) as conn:
+        yield conn

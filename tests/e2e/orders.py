@@ -1,0 +1,58 @@
+"""Driving the public API the way a REST client does, and the model of what it should produce."""
+
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+EVENT_OF_ACTION = {"pay": "OrderPaid", "ship": "OrderShipped", "cancel": "OrderCancelled"}
+
+
+def place(api: httpx.Client, customer_id: str, currency: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+    body = {"customer_id": customer_id, "currency": currency, "items": items}
+    response = api.post("/orders", json=body, headers={"Idempotency-Key": str(uuid.uuid4())})
+    assert response.status_code == 201, response.text
+    order: dict[str, Any] = response.json()
+    return order
+
+
+def act(api: httpx.Client, order_id: str, action: str) -> dict[str, Any]:
+    response = api.post(f"/orders/{order_id}/{action}", headers={"Idempotency-Key": str(uuid.uuid4())})
+    assert response.status_code == 200, response.text
+    order: dict[str, Any] = response.json()
+    return order
+
+
+def day_of(timestamp: str) -> str:
+    return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).date().isoformat()
+
+
+@dataclass
+class Expected:
+    """What the analytics tables must gain from the events a test caused."""
+
+    daily: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    customers: dict[str, Counter[str]] = field(default_factory=dict)
+    products: dict[str, Counter[str]] = field(default_factory=dict)
+    events: list[tuple[str, str]] = field(default_factory=list)
+
+    def record(self, event_type: str, order: dict[str, Any]) -> None:
+        day, currency, total = day_of(order["updated_at"]), order["currency"], order["total_cents"]
+        self.events.append((order["id"], event_type))
+        customer = self.customers.setdefault(order["customer_id"], Counter())
+        name = event_type.removeprefix("Order").lower()
+        self.daily[(day, currency, f"orders_{name}")] += 1
+        if event_type != "OrderShipped":
+            self.daily[(day, currency, f"{name}_cents")] += total
+            customer[f"{name}_cents"] += total
+        if event_type == "OrderPlaced":
+            customer["orders_placed"] += 1
+        if event_type in ("OrderPlaced", "OrderCancelled"):
+            prefix = "placed" if event_type == "OrderPlaced" else "cancelled"
+            for item in order["items"]:
+                product = self.products.setdefault(item["sku"], Counter())
+                product[f"units_{prefix}"] += item["quantity"]
+                product[f"{prefix}_cents"] += item["quantity"] * item["unit_price_cents"]

@@ -1,0 +1,74 @@
+"""docker-compose.yml must describe the same pipeline as the local stack's own files."""
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from services.config import Settings
+
+ROOT = Path(__file__).resolve().parents[3]
+# Worker settings that differ by topology (addresses, paths, replication), not by behaviour.
+TOPOLOGY = re.compile(r"bootstrap\.servers|listeners|rest\.advertised\..*|plugin\..*|.*replication\.factor")
+IMAGE_ENV_NAMES = {"group.id": "GROUP_ID", "config.storage.topic": "CONFIG_STORAGE_TOPIC",
+                   "offset.storage.topic": "OFFSET_STORAGE_TOPIC",
+                   "status.storage.topic": "STATUS_STORAGE_TOPIC"}
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return document
+
+
+def _properties(path: Path) -> dict[str, str]:
+    pairs = (line.split("=", 1) for line in path.read_text().splitlines()
+             if line.strip() and not line.startswith("#"))
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
+def _pom_property(pom: str, name: str) -> str:
+    match = re.search(rf"<{name}>([^<]+)</{name}>", (ROOT / "stack" / "jvm" / pom / "pom.xml").read_text())
+    assert match, f"{name} not in {pom}/pom.xml"
+    return match.group(1)
+
+
+def test_compose_registers_the_connector_file_of_the_local_stack(compose: dict[str, Any]) -> None:
+    init = compose["services"]["connect-init"]
+    assert "./connect/orders-outbox.json:/connect/orders-outbox.json:ro" in init["volumes"]
+    assert f"/connectors/{Settings().connector_name}/config" in init["command"]
+
+
+def test_connector_env_references_are_all_provided(compose: dict[str, Any]) -> None:
+    names = re.findall(r"\$\{env:([A-Z_]+)\}", (ROOT / "connect" / "orders-outbox.json").read_text())
+    assert names, "the connector file should take addresses and secrets from the environment"
+    assert set(names) <= set(compose["services"]["connect"]["environment"])
+
+
+def test_compose_worker_matches_worker_properties(compose: dict[str, Any]) -> None:
+    env = {k: str(v) for k, v in compose["services"]["connect"]["environment"].items()}
+    for key, value in _properties(ROOT / "connect" / "worker.properties").items():
+        if TOPOLOGY.fullmatch(key):
+            continue
+        name = IMAGE_ENV_NAMES.get(key, "CONNECT_" + key.upper().replace(".", "_"))
+        assert env.get(name) == value, f"worker.properties {key}={value} but compose {name}={env.get(name)}"
+
+
+def test_compose_uses_only_known_settings_and_the_same_topic(compose: dict[str, Any]) -> None:
+    fields = {f"ONCEFLOW_{name.upper()}" for name in Settings.model_fields}
+    for service in compose["services"].values():
+        used = {name for name in service.get("environment", {}) if name.startswith("ONCEFLOW_")}
+        assert used <= fields | {"ONCEFLOW_SPARK_UI_HOST"}, used - fields
+    assert compose["x-onceflow-env"]["ONCEFLOW_TOPIC"] == Settings().topic
+    connector = json.loads((ROOT / "connect" / "orders-outbox.json").read_text())
+    route = connector.get("config", connector)["transforms.outbox.route.topic.replacement"]
+    assert route.replace("${routedByValue}", "order") == Settings().topic
+
+
+def test_compose_images_match_the_local_versions(compose: dict[str, Any]) -> None:
+    assert compose["x-kafka"]["image"] == f"apache/kafka:{_pom_property('kafka', 'kafka.version')}"
+    debezium = _pom_property("debezium", "debezium.version")
+    assert compose["services"]["connect"]["image"] == f"quay.io/debezium/connect:{debezium}"
