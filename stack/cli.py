@@ -13,7 +13,7 @@ from stack.components import Component, components
 from stack.waiting import NotReadyError, wait_for
 
 app = typer.Typer(help="Run Onceflow's local stack (state and logs in .stack/).", no_args_is_help=True)
-console = Console()
+console = Console(width=140)
 
 
 def _start(component: Component) -> None:
@@ -59,8 +59,6 @@ def up() -> None:
         preflight.check(parts)
         paths.ensure_dirs()
         postgres.init_cluster()
-        jvm.rendered_kafka_properties()
-        jvm.rendered_worker_properties()
         jvm.format_kafka_storage()
         supervisor.start_or_update(supervisor.render_config(parts, settings))
         for component in parts:

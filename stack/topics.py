@@ -14,8 +14,8 @@ def ensure_outbox_topic(settings: Settings) -> None:
     if settings.topic in existing:
         return
     futures = admin.create_topics(
-        [NewTopic(settings.topic, num_partitions=PARTITIONS, replication_factor=1,
-                  config={"min.insync.replicas": "1", "cleanup.policy": "delete"})]
+        # -1: the broker's default replication (1 locally, 3 in production).
+        [NewTopic(settings.topic, num_partitions=PARTITIONS, replication_factor=-1)]
     )
     for future in futures.values():
         future.result(timeout=30)

@@ -1,0 +1,41 @@
+"""`python -m services.orders`: serve the API with uvicorn on api_host:api_port.
+
+With several workers (default: one per core) Prometheus metrics are kept in a shared
+multiprocess directory, so /metrics reports the sum over all workers.
+"""
+
+import os
+import shutil
+import tempfile
+
+import uvicorn
+
+from services.config import get_settings
+from services.orders.config import get_api_settings
+from services.orders.entrypoints import logs
+
+
+def main() -> None:
+    """Start uvicorn (workers are separate processes importing the app factory)."""
+    settings, api = get_settings(), get_api_settings()
+    logs.configure(api.api_log_level)
+    if api.api_workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+        folder = os.path.join(tempfile.gettempdir(), f"onceflow-api-metrics-{settings.api_port}")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    uvicorn.run(
+        "services.orders.entrypoints.app:create_app",
+        factory=True,
+        host=settings.api_host,
+        port=settings.api_port,
+        workers=api.api_workers,
+        access_log=False,
+        log_config=None,
+        proxy_headers=False,
+        server_header=False,
+    )
+
+
+if __name__ == "__main__":
+    main()

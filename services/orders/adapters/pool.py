@@ -1,0 +1,25 @@
+"""The process's psycopg connection pool (autocommit connections; transactions are explicit)."""
+
+from typing import TypeAlias
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+from services.config import Settings
+from services.orders.config import ApiSettings
+
+Connection: TypeAlias = psycopg.AsyncConnection[tuple[object, ...]]
+Pool: TypeAlias = AsyncConnectionPool[Connection]
+
+
+def make_pool(settings: Settings, api: ApiSettings) -> Pool:
+    """A fixed-size pool as the API role; opened by the app's lifespan."""
+    return AsyncConnectionPool(
+        settings.dsn("app"),
+        min_size=api.api_pool_size,
+        max_size=api.api_pool_size,
+        timeout=api.api_pool_timeout_s,
+        kwargs={"autocommit": True, "application_name": "onceflow-api"},
+        open=False,
+        name="orders",
+    )

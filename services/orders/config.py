@@ -1,0 +1,48 @@
+"""Settings of the order API only (connection settings live in services.config).
+
+Every name is read from `ONCEFLOW_<FIELD>` (e.g. `ONCEFLOW_API_WORKERS`) or from `.env`.
+"""
+
+import os
+from functools import lru_cache
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+DEFAULT_CURRENCIES = ("EUR", "USD", "GBP", "JPY", "CHF")
+
+
+class ApiSettings(BaseSettings):
+    """Tuning and policy of the order API process."""
+
+    model_config = SettingsConfigDict(env_prefix="ONCEFLOW_", env_file=".env", extra="ignore")
+
+    api_workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1, le=64)
+    api_pool_size: int = Field(default=8, ge=1, le=100)
+    api_pool_timeout_s: float = Field(default=5.0, gt=0)
+    api_currencies: Annotated[tuple[str, ...], NoDecode] = DEFAULT_CURRENCIES
+    api_max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    api_idempotency_retention_hours: int = Field(default=24, ge=24)
+    api_idempotency_wait_ms: int = Field(default=50, ge=1, le=10_000)
+    api_log_level: str = "INFO"
+    api_access_log: bool = True
+
+    @field_validator("api_currencies", mode="before")
+    @classmethod
+    def _split_currencies(cls, value: object) -> object:
+        """Accept `EUR,USD` as well as a sequence; codes are upper-cased ISO 4217."""
+        if isinstance(value, str):
+            value = [part for part in value.replace(" ", ",").split(",") if part]
+        if isinstance(value, list | tuple):
+            codes = tuple(str(code).upper() for code in value)
+            if not codes or any(len(code) != 3 or not code.isalpha() for code in codes):
+                raise ValueError("currencies must be three-letter ISO 4217 codes")
+            return codes
+        return value
+
+
+@lru_cache
+def get_api_settings() -> ApiSettings:
+    """Return the process-wide API settings, read once."""
+    return ApiSettings()

@@ -1,0 +1,52 @@
+"""The FastAPI application: routers, problem handlers, middleware and the pool's lifespan."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from services.config import Settings, get_settings
+from services.orders.adapters.pool import make_pool
+from services.orders.config import ApiSettings, get_api_settings
+from services.orders.entrypoints import handlers, logs, openapi
+from services.orders.entrypoints.middleware import RequestContextMiddleware
+from services.orders.entrypoints.routers import ops, orders, transitions
+
+DESCRIPTION = (
+    "Orders with exactly-once effects: every write takes an `Idempotency-Key`, every change "
+    "emits one event through the transactional outbox. Errors are RFC 9457 problem+json."
+)
+
+
+def create_app(settings: Settings | None = None, api: ApiSettings | None = None) -> FastAPI:
+    """Build the app; the pool opens on startup and closes on shutdown."""
+    settings = settings or get_settings()
+    api = api or get_api_settings()
+    logs.configure(api.api_log_level)
+    pool = make_pool(settings, api)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await pool.open(wait=False)
+        try:
+            yield
+        finally:
+            await pool.close()
+
+    app = FastAPI(
+        title="Onceflow order API", version="1.0.0", description=DESCRIPTION, lifespan=lifespan
+    )
+    app.state.pool = pool
+    app.state.api = api
+    routers = (orders.router, transitions.router, ops.router)
+    for router in routers:
+        app.include_router(router)
+    app.state.api_routes = [route for router in routers for route in router.routes]
+    handlers.install(app)
+    openapi.install(app, api)
+    app.add_middleware(
+        RequestContextMiddleware,
+        max_body_bytes=api.api_max_body_bytes,
+        access_log_on=api.api_access_log,
+    )
+    return app

@@ -1,0 +1,41 @@
+"""Structured JSON logs, one object per line, carrying the request id of the current request."""
+
+import logging
+import sys
+from contextvars import ContextVar
+from datetime import UTC, datetime
+
+import orjson
+
+request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
+_STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName"}
+
+
+class JsonFormatter(logging.Formatter):
+    """Render a record as JSON: time, level, logger, message, request_id and any `extra`."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        doc: dict[str, object] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(),
+            "level": record.levelname,
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        if (rid := request_id.get()) is not None:
+            doc["request_id"] = rid
+        doc.update({k: v for k, v in record.__dict__.items() if k not in _STANDARD})
+        if record.exc_info:
+            doc["exc"] = self.formatException(record.exc_info)
+        return orjson.dumps(doc, default=str).decode()
+
+
+def configure(level: str) -> None:
+    """Send every log record (uvicorn's included) to stderr as JSON."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logging.getLogger(name).handlers[:] = []
+        logging.getLogger(name).propagate = True

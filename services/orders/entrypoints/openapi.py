@@ -1,0 +1,31 @@
+"""The OpenAPI document: FastAPI's, plus the problem schema and the configured currencies."""
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from services.orders.config import ApiSettings
+from services.orders.entrypoints.problems import Problem
+
+
+def install(app: FastAPI, api: ApiSettings) -> None:
+    """Replace `app.openapi` with a builder that completes the generated document once."""
+
+    def build() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            doc = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+            problem = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+            schemas.update(problem.pop("$defs", {}))
+            schemas["Problem"] = problem
+            schemas["OrderIn"]["properties"]["currency"]["enum"] = list(api.api_currencies)
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = build  # type: ignore[method-assign]

@@ -1,0 +1,83 @@
+"""/orders: place an order, get one, list them."""
+
+from typing import Annotated
+from uuid import UUID
+
+from fastapi import APIRouter, Query, Response
+
+from services.orders.domain.order import LineItem
+from services.orders.domain.status import OrderStatus
+from services.orders.entrypoints import metrics, writes
+from services.orders.entrypoints.dependencies import (
+    IdempotencyKey,
+    PoolDep,
+    Traceparent,
+    UoW,
+)
+from services.orders.entrypoints.problems import problem_response, problem_responses
+from services.orders.entrypoints.schemas import IDENTIFIER_PATTERN, OrderIn, OrderOut, OrderPage
+from services.orders.service_layer import services, views
+
+router = APIRouter(prefix="/orders", tags=["orders"])
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=OrderOut,
+    summary="Place an order",
+    responses={
+        201: {
+            "description": "Order placed (or replayed)",
+            "headers": {**writes.LOCATION, **writes.REPLAYED},
+        },
+        **writes.WRITE_ERRORS,
+        **problem_responses(409),
+    },
+    openapi_extra=writes.HEADERS,
+)
+async def place_order(
+    order: OrderIn, uow: UoW, key: IdempotencyKey, trace: Traceparent
+) -> Response:
+    """Place an order; exactly once per Idempotency-Key."""
+    outcome = await services.place_order(
+        uow=uow,
+        key=key,
+        customer_id=order.customer_id,
+        currency=order.currency,
+        items=tuple(LineItem(i.sku, i.quantity, i.unit_price_cents) for i in order.items),
+        traceparent=trace,
+    )
+    if outcome.kind == "created":
+        metrics.ORDERS_CREATED.inc()
+    return writes.respond(outcome, services.PLACE_SCOPE)
+
+
+@router.get("/{order_id}", response_model=OrderOut, responses=problem_responses(404, 422, 500, 503))
+async def get_order(order_id: UUID, pool: PoolDep) -> Response:
+    """One order by id."""
+    body = await views.get_order(pool=pool, order_id=order_id)
+    if body is None:
+        return problem_response(404, "order-not-found", f"order {order_id} does not exist")
+    return Response(body, media_type="application/json")
+
+
+@router.get("", response_model=OrderPage, responses=problem_responses(422, 500, 503))
+async def list_orders(
+    pool: PoolDep,
+    customer_id: Annotated[str | None, Query(max_length=64, pattern=IDENTIFIER_PATTERN)] = None,
+    status: OrderStatus | None = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[
+        str | None, Query(max_length=200, description="next_cursor of a page")
+    ] = None,
+) -> Response:
+    """Orders newest first, optionally by customer and status, with keyset pagination."""
+    body = await views.list_orders(
+        pool=pool,
+        customer_id=customer_id,
+        status=None if status is None else status.value,
+        limit=limit,
+        cursor=cursor,
+    )
+    return Response(body, media_type="application/json")

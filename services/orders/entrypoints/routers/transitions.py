@@ -1,0 +1,56 @@
+"""/orders/{order_id}/pay, /ship and /cancel: the state machine's transitions."""
+
+from uuid import UUID
+
+from fastapi import APIRouter, Response
+
+from services.orders.domain.status import Action
+from services.orders.entrypoints import metrics, writes
+from services.orders.entrypoints.dependencies import IdempotencyKey, NoBody, Traceparent, UoW
+from services.orders.entrypoints.problems import problem_responses
+from services.orders.entrypoints.schemas import OrderOut
+from services.orders.service_layer import services
+
+router = APIRouter(prefix="/orders", tags=["orders"])
+
+
+def _add_transition(action: Action) -> None:
+    scope = services.transition_scope(action)
+
+    async def transition(
+        order_id: UUID, uow: UoW, key: IdempotencyKey, trace: Traceparent
+    ) -> Response:
+        outcome = await services.transition_order(
+            uow=uow, key=key, order_id=order_id, action=action, traceparent=trace
+        )
+        if outcome.kind == "rejected":
+            metrics.TRANSITIONS_REJECTED.labels(action.value).inc()
+        return writes.respond(outcome, scope)
+
+    transition.__doc__ = f"{action.value.capitalize()} an order; 409 if its status forbids it."
+    router.add_api_route(
+        f"/{{order_id}}/{action.value}",
+        transition,
+        methods=["POST"],
+        name=f"{action.value}_order",
+        summary=f"{action.value.capitalize()} an order",
+        response_model=OrderOut,
+        dependencies=[NoBody],
+        responses={
+            200: {
+                "description": "The order after the change (or replayed)",
+                "headers": writes.REPLAYED,
+            },
+            **writes.replayable(problem_responses(404, 409)),
+            **writes.WRITE_ERRORS,
+        },
+        openapi_extra=writes.HEADERS,
+    )
+
+
+for _action in Action:
+    _add_transition(_action)
+
+
+for _action in Action:
+    _add_transition(_action)

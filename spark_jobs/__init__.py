@@ -1,0 +1,1 @@
+"""Spark jobs of the Onceflow pipeline."""

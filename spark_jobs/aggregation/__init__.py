@@ -1,0 +1,1 @@
+"""PySpark Structured Streaming job: order events on Kafka -> analytics.* in PostgreSQL."""

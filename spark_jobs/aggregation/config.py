@@ -1,0 +1,64 @@
+"""Settings of the aggregation job only (connection settings live in services.config).
+
+Every field is read from `ONCEFLOW_<FIELD>` (e.g. `ONCEFLOW_AGG_TRIGGER_INTERVAL`) or `.env`.
+docs/analytics.md says which of them may change without invalidating the checkpoint.
+"""
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+STACK_DIR = REPO_ROOT / ".stack"
+
+Fault = Literal["", "crash_after_commit", "crash_mid_write", "crash_before_write"]
+
+
+class AggregationSettings(BaseSettings):
+    """Tunables of the PySpark aggregation job."""
+
+    model_config = SettingsConfigDict(env_prefix="ONCEFLOW_", env_file=".env", extra="ignore")
+
+    # Streaming: how often a micro-batch starts, and at most how many Kafka records one takes.
+    agg_trigger_interval: str = "1 second"
+    agg_max_offsets_per_trigger: int = 100_000
+    # Backfill (availableNow from the earliest offset): larger batches amortise per-batch cost.
+    agg_backfill_max_offsets_per_trigger: int = 250_000
+    agg_checkpoint_dir: Path = STACK_DIR / "data" / "spark" / "checkpoints" / "aggregation"
+    agg_backfill_checkpoint_root: Path = STACK_DIR / "data" / "spark" / "checkpoints" / "backfill"
+    # Only used when the checkpoint is new; a restart resumes from the checkpoint's offsets.
+    agg_starting_offsets: str = "earliest"
+    # true: stop with an error if records we never read were deleted by retention (lost data).
+    agg_fail_on_data_loss: bool = True
+    agg_mode: Literal["streaming", "backfill"] = "streaming"
+
+    # Records larger than this (bytes of the Kafka value) are dead letters ("oversized").
+    agg_max_event_bytes: int = 256 * 1024
+
+    agg_spark_master: str = "local[*]"
+    agg_driver_memory: str = "1g"
+    agg_shuffle_partitions: int = 4
+    agg_ui_host: str = "127.0.0.1"
+    agg_ui_port: int = 4040
+    agg_ui_enabled: bool = True
+    agg_spark_kafka_jars: Path = STACK_DIR / "lib" / "spark-kafka"
+
+    # Postgres connections the job may hold at once (micro-batches are applied one at a time).
+    agg_pg_max_connections: int = 2
+    agg_pg_statement_timeout_ms: int = 120_000
+
+    # TEST ONLY: kill the driver (os._exit) at a point of the sink to prove crash safety.
+    # crash_after_commit: after the Postgres commit, before Spark commits the batch.
+    # crash_mid_write: inside the Postgres transaction, after some upserts, before commit.
+    # crash_before_write: after Spark computed the batch, before touching Postgres.
+    fault: Fault = ""
+    # The fault fires on the n-th batch with records that this process applies (1 = first).
+    fault_after_batches: int = 1
+
+
+@lru_cache
+def get_aggregation_settings() -> AggregationSettings:
+    """Return the job's settings, read once per process."""
+    return AggregationSettings()

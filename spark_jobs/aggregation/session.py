@@ -1,0 +1,55 @@
+"""The job's SparkSession: local, UTC, Spark UI on a fixed loopback port, Kafka jars by path."""
+
+import os
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from spark_jobs.aggregation.config import REPO_ROOT, AggregationSettings
+
+LOG4J = REPO_ROOT / "spark_jobs" / "aggregation" / "log4j2.properties"
+
+
+def kafka_jars(folder: Path) -> list[Path]:
+    """Spark's Kafka source jars (fetched by the stack from Maven Central), by local path."""
+    jars = sorted(folder.glob("*.jar"))
+    if not any(j.name.startswith("spark-sql-kafka") for j in jars):
+        raise FileNotFoundError(
+            f"Spark's Kafka source jars are missing in {folder}: run `make up` (stack/fetch_jars.sh)"
+        )
+    return jars
+
+
+def build_session(
+    settings: AggregationSettings, app_name: str, *, with_kafka: bool = True
+) -> SparkSession:
+    """Create (or return) the process's SparkSession."""
+    # The Spark UI binds to SPARK_LOCAL_IP (default: every interface); keep it on loopback.
+    os.environ["SPARK_LOCAL_IP"] = settings.agg_ui_host
+    java_options = f"-Dlog4j2.configurationFile=file:{LOG4J}"
+    builder = (
+        SparkSession.builder.appName(app_name)
+        .master(settings.agg_spark_master)
+        .config("spark.driver.memory", settings.agg_driver_memory)
+        .config("spark.driver.host", settings.agg_ui_host)
+        .config("spark.driver.bindAddress", settings.agg_ui_host)
+        .config("spark.driver.extraJavaOptions", java_options)
+        .config("spark.ui.enabled", str(settings.agg_ui_enabled).lower())
+        .config("spark.ui.port", str(settings.agg_ui_port))
+        # No port hopping: a busy 4040 is an error, not a silent move to 4041.
+        .config("spark.port.maxRetries", "0")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", str(settings.agg_shuffle_partitions))
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.sql.streaming.stopActiveRunOnRestart", "true")
+        .config("spark.sql.streaming.stopTimeout", "60s")
+        .config("spark.sql.streaming.metricsEnabled", "true")
+        .config("spark.python.worker.reuse", "true")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
+    if with_kafka:
+        jars = kafka_jars(settings.agg_spark_kafka_jars)
+        builder = builder.config("spark.jars", ",".join(str(j) for j in jars))
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("WARN")
+    return session

@@ -1,0 +1,40 @@
+"""The Kafka source: committed records of the order topic, with headers."""
+
+from pyspark.sql import DataFrame, SparkSession
+
+from spark_jobs.aggregation.config import AggregationSettings
+
+
+def kafka_options(
+    bootstrap: str, topic: str, settings: AggregationSettings, *, backfill: bool
+) -> dict[str, str]:
+    """readStream options; only Kafka transactions that committed are ever read."""
+    max_offsets = (
+        settings.agg_backfill_max_offsets_per_trigger
+        if backfill
+        else settings.agg_max_offsets_per_trigger
+    )
+    return {
+        "kafka.bootstrap.servers": bootstrap,
+        "subscribe": topic,
+        "kafka.isolation.level": "read_committed",
+        "includeHeaders": "true",
+        "startingOffsets": "earliest" if backfill else settings.agg_starting_offsets,
+        "failOnDataLoss": str(settings.agg_fail_on_data_loss).lower(),
+        "maxOffsetsPerTrigger": str(max_offsets),
+    }
+
+
+def read_orders(
+    spark: SparkSession,
+    bootstrap: str,
+    topic: str,
+    settings: AggregationSettings,
+    *,
+    backfill: bool = False,
+) -> DataFrame:
+    """Streaming DataFrame of raw Kafka rows (key, value, topic, partition, offset, headers)."""
+    reader = spark.readStream.format("kafka")
+    for key, value in kafka_options(bootstrap, topic, settings, backfill=backfill).items():
+        reader = reader.option(key, value)
+    return reader.load()

@@ -1,0 +1,109 @@
+"""Fixtures for the order API on the real Postgres: the app in-process, connections, the WAL."""
+
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+from services.config import Settings, get_settings
+from services.orders.entrypoints.app import create_app
+from stack.postgres import superuser_conninfo
+
+pytestmark = pytest.mark.integration
+ORDER = {"customer_id": "c-42", "currency": "EUR",
+         "items": [{"sku": "SKU-1", "quantity": 2, "unit_price_cents": 1250},
+                   {"sku": "SKU-2", "quantity": 1, "unit_price_cents": 99}]}  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return get_settings()
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def db(settings: Settings) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+    """An autocommit connection as the schema owner, to look at what the API wrote."""
+    with psycopg.connect(settings.dsn("owner"), autocommit=True) as conn:
+        yield conn
+
+
+def key() -> str:
+    return f"test-{uuid.uuid4()}"
+
+
+def customer() -> str:
+    return f"c-{uuid.uuid4().hex[:16]}"
+
+
+def place(client: TestClient, **overrides: Any) -> dict[str, Any]:
+    """POST /orders with a fresh key and customer; assert 201 and return the order."""
+    body = {**ORDER, "customer_id": customer(), **overrides}
+    response = client.post("/orders", json=body, headers={"Idempotency-Key": key()})
+    assert response.status_code == 201, response.text
+    order: dict[str, Any] = response.json()
+    return order
+
+
+def act(client: TestClient, order_id: str, action: str, idem: str | None = None, **kw: Any) -> Any:
+    headers = {"Idempotency-Key": idem or key(), **kw.pop("headers", {})}
+    return client.post(f"/orders/{order_id}/{action}", headers=headers, **kw)
+
+
+CHANGE = re.compile(r"^table (\S+): (INSERT|UPDATE|DELETE): (.*)$", re.DOTALL)
+FIELD = re.compile(r"(\w+)\[[^\]]+\]:('(?:[^']|'')*'|\S+)")
+
+
+@dataclass
+class Transaction:
+    xid: int
+    changes: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
+
+    def of(self, table: str, op: str) -> list[dict[str, str]]:
+        return [values for t, o, values in self.changes if (t, o) == (table, op)]
+
+
+class Wal:
+    """A temporary test_decoding slot: committed transactions, as logical decoding sees them."""
+
+    def __init__(self, conn: psycopg.Connection[tuple[Any, ...]], slot: str) -> None:
+        self.conn, self.slot = conn, slot
+
+    def transactions(self) -> list[Transaction]:
+        rows = self.conn.execute(
+            "SELECT xid::text::bigint, data FROM pg_logical_slot_get_changes(%s, NULL, NULL, "
+            "'include-xids', '1', 'skip-empty-xacts', '1')",
+            (self.slot,),
+        ).fetchall()
+        by_xid: dict[int, Transaction] = {}
+        for xid, data in rows:
+            match = CHANGE.match(data)
+            if match:
+                table, op, rest = match.groups()
+                values = {k: v[1:-1].replace("''", "'") if v.startswith("'") else v
+                          for k, v in FIELD.findall(rest)}  # fmt: skip
+                by_xid.setdefault(xid, Transaction(xid)).changes.append((table, op, values))
+        return list(by_xid.values())
+
+
+@pytest.fixture
+def wal(settings: Settings) -> Iterator[Wal]:
+    """Decode the WAL from now on (the superuser owns the slot; it vanishes with the session)."""
+    slot = f"test_orders_{uuid.uuid4().hex[:12]}"
+    conninfo = superuser_conninfo(settings, settings.pg_database)
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_create_logical_replication_slot(%s, 'test_decoding', temporary => true)",
+            (slot,),
+        )
+        yield Wal(conn, slot)

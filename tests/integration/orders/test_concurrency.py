@@ -1,0 +1,57 @@
+"""Two concurrent transitions on one order: exactly one wins, the other is answered 409."""
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+from services.config import Settings
+from tests.integration.orders.conftest import act, place
+
+
+def wait_for_lock_waiters(db: Any, order_id: str, count: int) -> None:
+    deadline = time.monotonic() + 10
+    while True:
+        row = db.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND query LIKE '%%transition_order%%'"
+        ).fetchone()
+        if row[0] >= count:
+            return
+        assert time.monotonic() < deadline, f"{order_id}: transitions never queued on the row"
+        time.sleep(0.02)
+
+
+def test_pay_and_cancel_queued_on_one_row_one_wins(
+    client: TestClient, db: Any, settings: Settings
+) -> None:
+    order_id = place(client)["id"]
+    with psycopg.connect(settings.dsn("app")) as holder, ThreadPoolExecutor(2) as pool:
+        holder.execute("SELECT 1 FROM orders.orders WHERE id = %s FOR UPDATE", (order_id,))
+        futures = [pool.submit(act, client, order_id, a) for a in ("pay", "cancel")]
+        wait_for_lock_waiters(db, order_id, 2)  # both read PLACED and wait for the row
+        holder.commit()
+        responses = [f.result(timeout=30) for f in futures]
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses == [200, 409]
+    winner = next(r for r in responses if r.status_code == 200).json()["status"]
+    loser = next(r for r in responses if r.status_code == 409).json()
+    assert loser["type"].endswith("concurrent-transition")
+    assert loser["order_status"] == winner
+    assert client.get(f"/orders/{order_id}").json()["status"] == winner
+
+
+@pytest.mark.parametrize("round_", range(10))
+def test_racing_pay_and_cancel_never_both_win(client: TestClient, round_: int) -> None:
+    order_id = place(client)["id"]
+    with ThreadPoolExecutor(2) as pool:
+        responses = list(pool.map(lambda a: act(client, order_id, a), ("pay", "cancel")))
+    by_action = dict(zip(("pay", "cancel"), (r.status_code for r in responses), strict=True))
+    final = client.get(f"/orders/{order_id}").json()["status"]
+    # Serial order pay→cancel is legal; interleaved, only one may win.
+    assert by_action in ({"pay": 200, "cancel": 409}, {"pay": 409, "cancel": 200},
+                         {"pay": 200, "cancel": 200})  # fmt: skip
+    assert final == ("PAID" if by_action == {"pay": 200, "cancel": 409} else "CANCELLED")
