@@ -82,7 +82,11 @@ def _error(max_event_bytes: int) -> Column:
     order = ev["order"]
     items = order["items"]
     text = F.col("value").cast("string")
-    item_problems = F.filter(F.transform(items, _item_problem), lambda p: p.isNotNull())
+    # exists() short-circuits on valid rows; the detailed reason is only built for bad ones.
+    bad_item = F.exists(items, lambda i: _item_problem(i).isNotNull())
+    item_reason = F.try_element_at(
+        F.filter(F.transform(items, _item_problem), lambda p: p.isNotNull()), F.lit(1)
+    )
     items_total = F.aggregate(
         items,
         F.lit(0).cast("long"),
@@ -119,11 +123,12 @@ def _error(max_event_bytes: int) -> Column:
             ),
         )
         .when(~F.is_valid_utf8(text), F.lit("value is not UTF-8 text"))
-        .when(F.try_parse_json(text).isNull(), F.lit("value is not JSON"))
-        .when(F.json_object_keys(text).isNull(), F.lit("value is not a JSON object"))
         .when(
             F.col("ev").isNull() | ev[S.CORRUPT_COLUMN].isNotNull(),
-            F.lit("wrong schema: a field has the wrong JSON type"),
+            # Parse again only for the rare bad record, to say why.
+            F.when(F.try_parse_json(text).isNull(), F.lit("value is not JSON"))
+            .when(F.json_object_keys(text).isNull(), F.lit("value is not a JSON object"))
+            .otherwise(F.lit("wrong schema: a field has the wrong JSON type")),
         )
         .when(ev["schema_version"].isNull(), F.lit("missing field schema_version"))
         .when(
@@ -142,8 +147,14 @@ def _error(max_event_bytes: int) -> Column:
         )
         .when(~ev["event_id"].rlike(S.UUID_PATTERN), F.lit("event_id is not a UUID"))
         .when(~_timestamp_ok(ev["occurred_at"]), F.lit("occurred_at is not an ISO 8601 time"))
-        .when(~_timestamp_ok(order["created_at"]), F.lit("order.created_at is not a time"))
-        .when(~_timestamp_ok(order["updated_at"]), F.lit("order.updated_at is not a time"))
+        .when(
+            ~order["created_at"].rlike(S.TIMESTAMP_PATTERN),
+            F.lit("order.created_at is not an ISO 8601 time"),
+        )
+        .when(
+            ~order["updated_at"].rlike(S.TIMESTAMP_PATTERN),
+            F.lit("order.updated_at is not an ISO 8601 time"),
+        )
         .when(F.length(order["id"]) == 0, F.lit("order.id is empty"))
         .when(~order["customer_id"].rlike(S.NAME_PATTERN), F.lit("invalid order.customer_id"))
         .when(~order["currency"].rlike(S.CURRENCY_PATTERN), F.lit("invalid order.currency"))
@@ -155,7 +166,7 @@ def _error(max_event_bytes: int) -> Column:
             (F.size(items) < 1) | (F.size(items) > S.MAX_ITEMS),
             F.lit(f"order.items must have 1..{S.MAX_ITEMS} items"),
         )
-        .when(F.size(item_problems) > 0, F.try_element_at(item_problems, F.lit(1)))
+        .when(bad_item, item_reason)
         .when(
             order["total_cents"] != items_total,
             F.lit("order.total_cents is not the sum of its items"),

@@ -44,7 +44,8 @@ def read_events(
                     break
                 continue
             if message.error():
-                if message.error().code() == KafkaError._PARTITION_EOF:
+                # The topic may not exist until the connector writes its first record.
+                if message.error().code() in (KafkaError._PARTITION_EOF, KafkaError.UNKNOWN_TOPIC_OR_PART):
                     continue
                 raise RuntimeError(message.error())
             key = (message.key() or b"").decode()

@@ -13,6 +13,7 @@ import pytest
 
 from services.config import Settings
 from stack import connector, postgres
+from stack.waiting import wait_for
 from tests.e2e.kafka_reader import read_events
 from tests.e2e.orders import place
 
@@ -23,10 +24,12 @@ def fresh_slot(settings: Settings) -> Iterator[str]:
     with psycopg.connect(postgres.superuser_conninfo(settings, settings.pg_database), autocommit=True) as conn:
         conn.execute("SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", (slot,))
         yield slot
-        conn.execute(
-            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
-            "WHERE slot_name = %s AND NOT active", (slot,)
-        )
+        # The deleted connector's task lets go of the slot shortly after; a slot left behind
+        # would hold WAL forever.
+        wait_for(lambda: not conn.execute(
+            "SELECT active FROM pg_replication_slots WHERE slot_name = %s", (slot,)).fetchone()[0],
+            what="the test slot to be released", timeout=60)
+        conn.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
 
 
 def test_orders_posted_before_first_start_all_arrive(
@@ -37,6 +40,7 @@ def test_orders_posted_before_first_start_all_arrive(
     name = f"fresh-start-test-{uuid.uuid4().hex[:8]}"
     topic_prefix = f"test.fresh.{uuid.uuid4().hex[:8]}"
     config = connector.connector_config() | {
+        "name": name,
         "slot.name": fresh_slot,
         "topic.prefix": topic_prefix,
         "transforms.outbox.route.topic.replacement": f"{topic_prefix}.order",

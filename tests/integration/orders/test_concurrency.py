@@ -12,16 +12,12 @@ from services.config import Settings
 from tests.integration.orders.conftest import act, place
 
 
-def wait_for_lock_waiters(db: Any, order_id: str, count: int) -> None:
+def wait_for_blocked(db: Any, blocker: int, count: int) -> None:
+    """Wait until `count` sessions wait for a lock held by the backend `blocker`."""
     deadline = time.monotonic() + 10
-    while True:
-        row = db.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-            "AND query LIKE '%%transition_order%%'"
-        ).fetchone()
-        if row[0] >= count:
-            return
-        assert time.monotonic() < deadline, f"{order_id}: transitions never queued on the row"
+    query = "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY (pg_blocking_pids(pid))"
+    while db.execute(query, (blocker,)).fetchone()[0] < count:
+        assert time.monotonic() < deadline, "the transitions never queued on the row"
         time.sleep(0.02)
 
 
@@ -32,7 +28,7 @@ def test_pay_and_cancel_queued_on_one_row_one_wins(
     with psycopg.connect(settings.dsn("app")) as holder, ThreadPoolExecutor(2) as pool:
         holder.execute("SELECT 1 FROM orders.orders WHERE id = %s FOR UPDATE", (order_id,))
         futures = [pool.submit(act, client, order_id, a) for a in ("pay", "cancel")]
-        wait_for_lock_waiters(db, order_id, 2)  # both read PLACED and wait for the row
+        wait_for_blocked(db, holder.info.backend_pid, 2)  # both read PLACED and wait for the row
         holder.commit()
         responses = [f.result(timeout=30) for f in futures]
     statuses = sorted(r.status_code for r in responses)

@@ -1,0 +1,134 @@
+"""Real Kafka (the stack's broker), real Postgres, real Spark: the job runs as a subprocess.
+
+Isolation from the stack's own aggregation job: every run uses a unique topic, a database
+created and migrated here (dropped afterwards), a temporary checkpoint and no Spark UI.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from services.config import Settings, get_settings
+from spark_jobs.aggregation.config import REPO_ROOT
+from stack import postgres
+from stack.waiting import port_open, wait_for
+from tests.integration.aggregation.history import create_topic, delete_topic
+
+pytestmark = pytest.mark.integration
+
+
+def _settings(database: str) -> Settings:
+    return get_settings().model_copy(update={"pg_database": database})
+
+
+def create_database(database: str) -> Settings:
+    settings = _settings(database)
+    postgres.ensure_roles_and_database(settings)
+    env = {**os.environ, "ONCEFLOW_PG_DATABASE": database}
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "-c", "migrations/alembic.ini", "upgrade", "head"],
+        cwd=REPO_ROOT, env=env, check=True, capture_output=True,
+    )
+    return settings
+
+
+def drop_database(database: str) -> None:
+    with psycopg.connect(postgres.superuser_conninfo(get_settings()), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+
+class Job:
+    """One `python -m spark_jobs.aggregation` process with test overrides."""
+
+    def __init__(self, env: dict[str, str], log: Path, *args: str) -> None:
+        self.log = log
+        self.handle = log.open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "spark_jobs.aggregation", *args],
+            cwd=REPO_ROOT, env=env, stdout=self.handle, stderr=subprocess.STDOUT,
+        )
+
+    def wait(self, timeout: float = 240) -> int:
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            self.handle.close()
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.wait(90)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+class Pipeline:
+    """A test topic + database + checkpoint, and helpers to run the job against them."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.id = uuid.uuid4().hex[:10]
+        self.topic = f"agg-test-{self.id}"
+        self.database = f"agg_test_{self.id}"
+        self.settings = create_database(self.database)
+        self.bootstrap = self.settings.kafka_bootstrap
+        create_topic(self.bootstrap, self.topic, partitions=3)
+        self.tmp = tmp
+        self.checkpoint = tmp / "checkpoint"
+        self.runs = 0
+
+    def env(self, database: str | None = None, **extra: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ONCEFLOW_")}
+        env.update(
+            ONCEFLOW_TOPIC=self.topic,
+            ONCEFLOW_PG_DATABASE=database or self.database,
+            ONCEFLOW_AGG_CHECKPOINT_DIR=str(self.checkpoint),
+            ONCEFLOW_AGG_BACKFILL_CHECKPOINT_ROOT=str(self.tmp / "backfill"),
+            ONCEFLOW_AGG_UI_ENABLED="false",
+            ONCEFLOW_AGG_TRIGGER_INTERVAL="500 milliseconds",
+            ONCEFLOW_AGG_SHUFFLE_PARTITIONS="2",
+            ONCEFLOW_AGG_DRIVER_MEMORY="768m",
+        )
+        env.update({f"ONCEFLOW_{k.upper()}": v for k, v in extra.items()})
+        return env
+
+    def start(self, *args: str, database: str | None = None, **extra: str) -> Job:
+        self.runs += 1
+        return Job(self.env(database, **extra), self.tmp / f"job-{self.runs}.log", *args)
+
+    def dsn(self, database: str | None = None) -> str:
+        return _settings(database or self.database).dsn("analyst")
+
+    def query(self, sql: str, database: str | None = None) -> list[tuple[Any, ...]]:
+        with psycopg.connect(self.dsn(database)) as conn:
+            return conn.execute(sql).fetchall()
+
+    def wait_applied(self, events: int, dead: int, job: Job, timeout: float = 180) -> None:
+        def done() -> bool:
+            assert job.proc.poll() is None, f"job exited early:\n{job.output()[-3000:]}"
+            fresh = self.query("SELECT coalesce(sum(events_applied), 0) FROM analytics.freshness")
+            bad = self.query("SELECT count(*) FROM analytics.dead_letters")
+            return bool(fresh[0][0] >= events and bad[0][0] >= dead)
+
+        wait_for(done, what=f"{events} events and {dead} dead letters applied", timeout=timeout,
+                 interval=0.5)
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
+    settings = get_settings()
+    host, port = settings.kafka_bootstrap.rsplit(":", 1)
+    if not port_open(host, int(port)):
+        pytest.skip(f"no Kafka broker at {settings.kafka_bootstrap}: run `make up`")
+    p = Pipeline(tmp_path_factory.mktemp("aggregation"))
+    yield p
+    delete_topic(p.bootstrap, p.topic)
+    drop_database(p.database)
