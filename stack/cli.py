@@ -12,7 +12,9 @@ from stack import connector, jvm, paths, postgres, preflight, supervisor, topics
 from stack.components import Component, components
 from stack.waiting import NotReadyError, wait_for
 
-app = typer.Typer(help="Run Onceflow's local stack (state and logs in .stack/).", no_args_is_help=True)
+app = typer.Typer(
+    help="Run Onceflow's local stack (state and logs in .stack/).", no_args_is_help=True
+)
 console = Console(width=140)
 
 
@@ -32,9 +34,18 @@ def _provision() -> None:
     settings = get_settings()
     postgres.ensure_roles_and_database(settings)
     subprocess.run(
-        [sys.executable, "-m", "alembic", "-c", str(paths.ROOT / "migrations" / "alembic.ini"),
-         "upgrade", "head"],
-        check=True, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "alembic",
+            "-c",
+            str(paths.ROOT / "migrations" / "alembic.ini"),
+            "upgrade",
+            "head",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     if postgres.ensure_replication_slot(settings):
         console.print(f"  created replication slot {settings.replication_slot}")
@@ -116,8 +127,13 @@ def _print_table(parts: list[Component], *, title: str) -> None:
     for component in parts:
         process = supervisor.state(component.name) if running else "STOPPED"
         healthy = "yes" if _healthy(component) else "no"
-        table.add_row(component.name, process, healthy, component.where,
-                      str((paths.LOGS / component.name).with_suffix(".log").relative_to(paths.ROOT)))
+        table.add_row(
+            component.name,
+            process,
+            healthy,
+            component.where,
+            str((paths.LOGS / component.name).with_suffix(".log").relative_to(paths.ROOT)),
+        )
     console.print(table)
 
 

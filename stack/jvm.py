@@ -19,9 +19,18 @@ WORKER_PROPERTIES = Path("connect/worker.properties")
 
 def _java(component: str, heap: str, main: str, *args: str) -> list[str]:
     return [
-        "java", "-Xms256m", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
-        "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true",
-        f"-Dlog4j2.configurationFile={LOG4J}", "-cp", f".stack/lib/{component}/*", main, *args,
+        "java",
+        "-Xms256m",
+        f"-Xmx{heap}",
+        "-XX:+UseG1GC",
+        "-XX:MaxGCPauseMillis=20",
+        "-XX:+ExitOnOutOfMemoryError",
+        "-Djava.awt.headless=true",
+        f"-Dlog4j2.configurationFile={LOG4J}",
+        "-cp",
+        f".stack/lib/{component}/*",
+        main,
+        *args,
     ]
 
 
@@ -33,7 +42,12 @@ def kafka_command() -> str:
 def connect_command() -> str:
     """The Kafka Connect distributed worker."""
     return " ".join(
-        _java("connect", "1g", "org.apache.kafka.connect.cli.ConnectDistributed", str(WORKER_PROPERTIES))
+        _java(
+            "connect",
+            "1g",
+            "org.apache.kafka.connect.cli.ConnectDistributed",
+            str(WORKER_PROPERTIES),
+        )
     )
 
 
@@ -43,8 +57,20 @@ def format_kafka_storage() -> bool:
         return False
     cluster_id = urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
     subprocess.run(
-        _java("kafka", "256m", "kafka.tools.StorageTool", "format", "--config", str(KAFKA_PROPERTIES),
-              "--cluster-id", cluster_id, "--standalone", "--ignore-formatted"),
-        cwd=paths.ROOT, check=True, capture_output=True,
+        _java(
+            "kafka",
+            "256m",
+            "kafka.tools.StorageTool",
+            "format",
+            "--config",
+            str(KAFKA_PROPERTIES),
+            "--cluster-id",
+            cluster_id,
+            "--standalone",
+            "--ignore-formatted",
+        ),
+        cwd=paths.ROOT,
+        check=True,
+        capture_output=True,
     )
     return True

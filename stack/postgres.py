@@ -53,7 +53,8 @@ def init_cluster() -> bool:
         _as_pg_user(
             [
                 str(paths.PG_BIN / "initdb"),
-                "-D", str(paths.PG_DATA),
+                "-D",
+                str(paths.PG_DATA),
                 "--auth-local=peer",
                 "--auth-host=scram-sha-256",
                 "--encoding=UTF8",
@@ -83,11 +84,15 @@ def _allow_local_superuser(user: str) -> None:
 def superuser_conninfo(settings: Settings, dbname: str = "postgres") -> str:
     """ONCEFLOW_SUPERUSER_DSN if set, else peer authentication on the local cluster's socket."""
     if settings.superuser_dsn is not None:
-        return psycopg.conninfo.make_conninfo(settings.superuser_dsn.get_secret_value(), dbname=dbname)
+        return psycopg.conninfo.make_conninfo(
+            settings.superuser_dsn.get_secret_value(), dbname=dbname
+        )
     return f"host={paths.PG_SOCKET_DIR} port={settings.pg_port} dbname={dbname} user={os_user()}"
 
 
-def _superuser(settings: Settings, dbname: str = "postgres") -> psycopg.Connection[tuple[object, ...]]:
+def _superuser(
+    settings: Settings, dbname: str = "postgres"
+) -> psycopg.Connection[tuple[object, ...]]:
     return psycopg.connect(superuser_conninfo(settings, dbname), autocommit=True)
 
 
@@ -104,7 +109,9 @@ def ensure_roles_and_database(settings: Settings) -> None:
                     sql.SQL(verb), sql.Identifier(name), sql.Literal(password)
                 )
             )
-        conn.execute(sql.SQL("ALTER ROLE {} REPLICATION").format(sql.Identifier(settings.cdc_db_user)))
+        conn.execute(
+            sql.SQL("ALTER ROLE {} REPLICATION").format(sql.Identifier(settings.cdc_db_user))
+        )
         if not conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", (settings.pg_database,)
         ).fetchone():
@@ -114,7 +121,9 @@ def ensure_roles_and_database(settings: Settings) -> None:
                 )
             )
         conn.execute(
-            sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(settings.pg_database))
+            sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(
+                sql.Identifier(settings.pg_database)
+            )
         )
         users = [sql.Identifier(getattr(settings, f"{role}_db_user")) for role in ROLES]
         conn.execute(
@@ -132,7 +141,8 @@ def ensure_replication_slot(settings: Settings) -> bool:
         ).fetchone():
             return False
         conn.execute(
-            "SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", (settings.replication_slot,)
+            "SELECT pg_create_logical_replication_slot(%s, 'pgoutput')",
+            (settings.replication_slot,),
         )
         return True
 

@@ -15,12 +15,16 @@ class PreflightError(RuntimeError):
 
 def check(components: list[Component]) -> None:
     """Raise PreflightError for missing tools, too little disk, or a port taken by a stranger."""
-    for tool, hint in (("java", "install a JDK 17+ (apt-get install openjdk-17-jdk-headless)"),
-                       ("mvn", "install Maven (apt-get install maven)")):
+    for tool, hint in (
+        ("java", "install a JDK 17+ (apt-get install openjdk-17-jdk-headless)"),
+        ("mvn", "install Maven (apt-get install maven)"),
+    ):
         if shutil.which(tool) is None:
             raise PreflightError(f"`{tool}` is not on PATH: {hint}, then run `make up` again.")
     if not (paths.PG_BIN / "postgres").exists():
-        raise PreflightError("PostgreSQL 15 is not installed: run `make up` (it installs it) as root.")
+        raise PreflightError(
+            "PostgreSQL 15 is not installed: run `make up` (it installs it) as root."
+        )
     free = shutil.disk_usage(paths.ROOT).free
     if free < MIN_FREE_BYTES:
         raise PreflightError(

@@ -1,6 +1,7 @@
 """The outbox topic, created up front so partitions and settings are ours, not defaults."""
 
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic
 
 from services.config import Settings
 

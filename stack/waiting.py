@@ -9,7 +9,9 @@ class NotReadyError(RuntimeError):
     """A component did not become ready before its deadline."""
 
 
-def wait_for(check: Callable[[], bool], *, what: str, timeout: float, interval: float = 0.5) -> None:
+def wait_for(
+    check: Callable[[], bool], *, what: str, timeout: float, interval: float = 0.5
+) -> None:
     """Poll `check` until it returns True, or raise NotReadyError after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     last_error: Exception | None = None

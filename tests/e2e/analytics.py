@@ -10,8 +10,15 @@ import psycopg
 from stack.waiting import wait_for
 from tests.e2e.orders import place
 
-DAILY_COLUMNS = ("orders_placed", "orders_paid", "orders_shipped", "orders_cancelled",
-                 "placed_cents", "paid_cents", "cancelled_cents")
+DAILY_COLUMNS = (
+    "orders_placed",
+    "orders_paid",
+    "orders_shipped",
+    "orders_cancelled",
+    "placed_cents",
+    "paid_cents",
+    "cancelled_cents",
+)
 CUSTOMER_COLUMNS = ("orders_placed", "placed_cents", "paid_cents", "cancelled_cents")
 PRODUCT_COLUMNS = ("units_placed", "placed_cents", "units_cancelled", "cancelled_cents")
 
@@ -19,7 +26,9 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 
 
 def daily_sales(conn: Conn) -> Counter[tuple[str, str, str]]:
-    rows = conn.execute(f"SELECT day::text, currency, {', '.join(DAILY_COLUMNS)} FROM analytics.daily_sales")
+    rows = conn.execute(
+        f"SELECT day::text, currency, {', '.join(DAILY_COLUMNS)} FROM analytics.daily_sales"
+    )
     totals: Counter[tuple[str, str, str]] = Counter()
     for day, currency, *values in rows:
         for column, value in zip(DAILY_COLUMNS, values, strict=True):
@@ -27,11 +36,16 @@ def daily_sales(conn: Conn) -> Counter[tuple[str, str, str]]:
     return totals
 
 
-def _rows(conn: Conn, table: str, key: str, columns: tuple[str, ...], keys: list[str]) -> dict[str, Counter[str]]:
+def _rows(
+    conn: Conn, table: str, key: str, columns: tuple[str, ...], keys: list[str]
+) -> dict[str, Counter[str]]:
     rows = conn.execute(
         f"SELECT {key}, {', '.join(columns)} FROM analytics.{table} WHERE {key} = ANY(%s)", (keys,)
     )
-    return {k: Counter({c: int(v) for c, v in zip(columns, values, strict=True) if v}) for k, *values in rows}
+    return {
+        k: Counter({c: int(v) for c, v in zip(columns, values, strict=True) if v})
+        for k, *values in rows
+    }
 
 
 def customer_sales(conn: Conn, customers: list[str]) -> dict[str, Counter[str]]:
@@ -47,4 +61,6 @@ def barrier(api: httpx.Client, conn: Conn, *, timeout: float = 120) -> None:
     because Spark plans each batch from offsets read after the sentinel's Kafka commit."""
     customer = f"barrier-{uuid.uuid4().hex[:12]}"
     place(api, customer, "CHF", [{"sku": "BARRIER", "quantity": 1, "unit_price_cents": 1}])
-    wait_for(lambda: bool(customer_sales(conn, [customer])), what="the barrier order", timeout=timeout)
+    wait_for(
+        lambda: bool(customer_sales(conn, [customer])), what="the barrier order", timeout=timeout
+    )

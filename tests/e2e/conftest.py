@@ -16,7 +16,9 @@ def settings() -> Settings:
 
 @pytest.fixture(scope="session")
 def api(settings: Settings) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"http://{settings.api_host}:{settings.api_port}", timeout=30) as client:
+    with httpx.Client(
+        base_url=f"http://{settings.api_host}:{settings.api_port}", timeout=30
+    ) as client:
         assert client.get("/readyz").status_code == 200, "the stack is not up: run `make up`"
         yield client
 

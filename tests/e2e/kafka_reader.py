@@ -22,7 +22,7 @@ class Event:
 def read_events(
     bootstrap: str, topic: str, *, keys: Iterable[str], expected: int, timeout: float
 ) -> list[Event]:
-    """Read `topic` from the start until `expected` events with one of `keys` were seen (or time out)."""
+    """Read `topic` from the start until `expected` events with these keys arrived, or time out."""
     wanted = set(keys)
     consumer = Consumer(
         {
@@ -45,7 +45,10 @@ def read_events(
                 continue
             if message.error():
                 # The topic may not exist until the connector writes its first record.
-                if message.error().code() in (KafkaError._PARTITION_EOF, KafkaError.UNKNOWN_TOPIC_OR_PART):
+                if message.error().code() in (
+                    KafkaError._PARTITION_EOF,
+                    KafkaError.UNKNOWN_TOPIC_OR_PART,
+                ):
                     continue
                 raise RuntimeError(message.error())
             key = (message.key() or b"").decode()
@@ -53,7 +56,9 @@ def read_events(
                 continue
             headers = {name: raw.decode() for name, raw in (message.headers() or [])}
             found.append(
-                Event(key, headers, json.loads(message.value()), message.partition(), message.offset())
+                Event(
+                    key, headers, json.loads(message.value()), message.partition(), message.offset()
+                )
             )
     finally:
         consumer.close()

@@ -11,7 +11,9 @@ import httpx
 EVENT_OF_ACTION = {"pay": "OrderPaid", "ship": "OrderShipped", "cancel": "OrderCancelled"}
 
 
-def place(api: httpx.Client, customer_id: str, currency: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+def place(
+    api: httpx.Client, customer_id: str, currency: str, items: list[dict[str, Any]]
+) -> dict[str, Any]:
     body = {"customer_id": customer_id, "currency": currency, "items": items}
     response = api.post("/orders", json=body, headers={"Idempotency-Key": str(uuid.uuid4())})
     assert response.status_code == 201, response.text
@@ -20,7 +22,9 @@ def place(api: httpx.Client, customer_id: str, currency: str, items: list[dict[s
 
 
 def act(api: httpx.Client, order_id: str, action: str) -> dict[str, Any]:
-    response = api.post(f"/orders/{order_id}/{action}", headers={"Idempotency-Key": str(uuid.uuid4())})
+    response = api.post(
+        f"/orders/{order_id}/{action}", headers={"Idempotency-Key": str(uuid.uuid4())}
+    )
     assert response.status_code == 200, response.text
     order: dict[str, Any] = response.json()
     return order

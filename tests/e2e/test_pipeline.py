@@ -20,8 +20,10 @@ def _history(api: httpx.Client, run: str, expected: Expected) -> list[dict[str, 
     skus = [f"E2E-{run}-S{i}" for i in range(5)]
     orders = []
     for _ in range(16):
-        items = [{"sku": sku, "quantity": rng.randint(1, 5), "unit_price_cents": rng.randint(0, 5000)}
-                 for sku in rng.sample(skus, rng.randint(1, 3))]
+        items = [
+            {"sku": sku, "quantity": rng.randint(1, 5), "unit_price_cents": rng.randint(0, 5000)}
+            for sku in rng.sample(skus, rng.randint(1, 3))
+        ]
         order = place(api, rng.choice(customers), rng.choice(["EUR", "USD", "JPY"]), items)
         expected.record("OrderPlaced", order)
         for action in rng.choice([[], ["pay"], ["pay", "ship"], ["cancel"], ["pay", "cancel"]]):
@@ -39,8 +41,13 @@ def test_every_change_reaches_kafka_once_and_analytics_exactly(
     expected = Expected()
     orders = _history(api, uuid.uuid4().hex[:8], expected)
 
-    events = read_events(settings.kafka_bootstrap, settings.topic,
-                         keys=[o["id"] for o in orders], expected=len(expected.events), timeout=120)
+    events = read_events(
+        settings.kafka_bootstrap,
+        settings.topic,
+        keys=[o["id"] for o in orders],
+        expected=len(expected.events),
+        timeout=120,
+    )
     assert Counter((e.key, e.value["event_type"]) for e in events) == Counter(expected.events)
     assert all(count == 1 for count in Counter(e.headers["id"] for e in events).values())
     for event in events:
@@ -51,8 +58,11 @@ def test_every_change_reaches_kafka_once_and_analytics_exactly(
     for order_id in {e.key for e in events}:
         assert len({e.partition for e in events if e.key == order_id}) == 1
 
-    wait_for(lambda: analytics.customer_sales(analyst, list(expected.customers)) == expected.customers,
-             what="customer_sales to equal the posted orders", timeout=120)
+    wait_for(
+        lambda: analytics.customer_sales(analyst, list(expected.customers)) == expected.customers,
+        what="customer_sales to equal the posted orders",
+        timeout=120,
+    )
     assert analytics.product_sales(analyst, list(expected.products)) == expected.products
     gained = analytics.daily_sales(analyst)
     gained.subtract(daily_before)

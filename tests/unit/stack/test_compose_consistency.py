@@ -12,10 +12,15 @@ from services.config import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
 # Worker settings that differ by topology (addresses, paths, replication), not by behaviour.
-TOPOLOGY = re.compile(r"bootstrap\.servers|listeners|rest\.advertised\..*|plugin\..*|.*replication\.factor")
-IMAGE_ENV_NAMES = {"group.id": "GROUP_ID", "config.storage.topic": "CONFIG_STORAGE_TOPIC",
-                   "offset.storage.topic": "OFFSET_STORAGE_TOPIC",
-                   "status.storage.topic": "STATUS_STORAGE_TOPIC"}
+TOPOLOGY = re.compile(
+    r"bootstrap\.servers|listeners|rest\.advertised\..*|plugin\..*|.*replication\.factor"
+)
+IMAGE_ENV_NAMES = {
+    "group.id": "GROUP_ID",
+    "config.storage.topic": "CONFIG_STORAGE_TOPIC",
+    "offset.storage.topic": "OFFSET_STORAGE_TOPIC",
+    "status.storage.topic": "STATUS_STORAGE_TOPIC",
+}
 
 
 @pytest.fixture(scope="module")
@@ -25,13 +30,18 @@ def compose() -> dict[str, Any]:
 
 
 def _properties(path: Path) -> dict[str, str]:
-    pairs = (line.split("=", 1) for line in path.read_text().splitlines()
-             if line.strip() and not line.startswith("#"))
+    pairs = (
+        line.split("=", 1)
+        for line in path.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    )
     return {key.strip(): value.strip() for key, value in pairs}
 
 
 def _pom_property(pom: str, name: str) -> str:
-    match = re.search(rf"<{name}>([^<]+)</{name}>", (ROOT / "stack" / "jvm" / pom / "pom.xml").read_text())
+    match = re.search(
+        rf"<{name}>([^<]+)</{name}>", (ROOT / "stack" / "jvm" / pom / "pom.xml").read_text()
+    )
     assert match, f"{name} not in {pom}/pom.xml"
     return match.group(1)
 
@@ -43,7 +53,9 @@ def test_compose_registers_the_connector_file_of_the_local_stack(compose: dict[s
 
 
 def test_connector_env_references_are_all_provided(compose: dict[str, Any]) -> None:
-    names = re.findall(r"\$\{env:([A-Z_]+)\}", (ROOT / "connect" / "orders-outbox.json").read_text())
+    names = re.findall(
+        r"\$\{env:([A-Z_]+)\}", (ROOT / "connect" / "orders-outbox.json").read_text()
+    )
     assert names, "the connector file should take addresses and secrets from the environment"
     assert set(names) <= set(compose["services"]["connect"]["environment"])
 
@@ -54,7 +66,9 @@ def test_compose_worker_matches_worker_properties(compose: dict[str, Any]) -> No
         if TOPOLOGY.fullmatch(key):
             continue
         name = IMAGE_ENV_NAMES.get(key, "CONNECT_" + key.upper().replace(".", "_"))
-        assert env.get(name) == value, f"worker.properties {key}={value} but compose {name}={env.get(name)}"
+        assert env.get(name) == value, (
+            f"worker.properties {key}={value} but compose {name}={env.get(name)}"
+        )
 
 
 def test_compose_uses_only_known_settings_and_the_same_topic(compose: dict[str, Any]) -> None:
