@@ -15,7 +15,8 @@ from stack.waiting import wait_for
 def render_config(components: list[Component], settings: Settings) -> str:
     """The supervisord.conf for these components, with the settings exported to every child."""
     env = ",".join(
-        f'ONCEFLOW_{key.upper()}="{value}"' for key, value in _settings_env(settings).items()
+        f'ONCEFLOW_{key.upper()}="{_quoted(value)}"'
+        for key, value in _settings_env(settings).items()
     )
     sections = [
         f"[unix_http_server]\nfile={paths.SUPERVISOR_SOCKET}\nchmod=0700\n",
@@ -51,11 +52,17 @@ def render_config(components: list[Component], settings: Settings) -> str:
     return "\n".join(sections)
 
 
+def _quoted(value: str) -> str:
+    # supervisor expands %(name)s in its config and splits on unquoted commas.
+    return value.replace("%", "%%").replace("\\", "\\\\").replace('"', '\\"')
+
+
 def _settings_env(settings: Settings) -> dict[str, str]:
     values = settings.model_dump()
     return {
         key: (value.get_secret_value() if hasattr(value, "get_secret_value") else str(value))
         for key, value in values.items()
+        if value is not None
     }
 
 
