@@ -8,7 +8,7 @@ handful of strings instead of millions of Python Row objects.
 from collections.abc import Mapping, Sequence
 
 from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
+from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
 NULL = "\\N"
 

@@ -18,7 +18,7 @@ from types import FrameType
 
 import psycopg
 from confluent_kafka import Consumer, TopicPartition
-from pyspark.sql.streaming import StreamingQuery
+from pyspark.sql.streaming.query import StreamingQuery
 
 from services.config import Settings, get_settings
 from spark_jobs.aggregation.config import AggregationSettings, get_aggregation_settings
@@ -58,8 +58,12 @@ def configure_logging() -> None:
 def topic_offsets(bootstrap: str, topic: str) -> dict[int, tuple[int, int]]:
     """partition -> (low, high) watermark of the topic right now."""
     consumer = Consumer(
-        {"bootstrap.servers": bootstrap, "group.id": "onceflow-backfill-probe",
-         "isolation.level": "read_committed", "enable.auto.commit": False}
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "onceflow-backfill-probe",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
     )
     try:
         meta = consumer.list_topics(topic, timeout=10).topics[topic]
@@ -76,7 +80,8 @@ def prepare_backfill_tables(dsn: str, *, reset: bool) -> None:
     """Backfill writes into empty tables: refuse non-empty ones unless reset (then empty them)."""
     with psycopg.connect(dsn) as conn:
         used = [
-            t for t in ANALYTICS_TABLES
+            t
+            for t in ANALYTICS_TABLES
             if conn.execute(f"SELECT EXISTS (SELECT 1 FROM analytics.{t})").fetchone() == (True,)
         ]
         if used and not reset:
@@ -86,9 +91,7 @@ def prepare_backfill_tables(dsn: str, *, reset: bool) -> None:
             )
         if used:
             log.warning("--reset: emptying analytics tables %s", ", ".join(used))
-            conn.execute(
-                "TRUNCATE " + ", ".join(f"analytics.{t}" for t in ANALYTICS_TABLES)
-            )
+            conn.execute("TRUNCATE " + ", ".join(f"analytics.{t}" for t in ANALYTICS_TABLES))
 
 
 class Progress:
@@ -161,6 +164,8 @@ def _stop_gracefully(query: StreamingQuery, timeout: float = 50) -> None:
 def run(*, backfill: bool = False, reset: bool = False) -> int:
     """Run the job until it is stopped (streaming) or has caught up (backfill); exit code."""
     configure_logging()
+    stopper = Stopper()
+    stopper.install()
     conn: Settings = get_settings()
     agg: AggregationSettings = get_aggregation_settings()
     backfill = backfill or agg.agg_mode == "backfill"
@@ -177,15 +182,17 @@ def run(*, backfill: bool = False, reset: bool = False) -> int:
         watermarks = topic_offsets(conn.kafka_bootstrap, conn.topic)
         log.info(
             "backfill of %s from the earliest offset (%d offsets) into %s",
-            conn.topic, sum(h - lo for lo, h in watermarks.values()), conn.pg_database,
+            conn.topic,
+            sum(h - lo for lo, h in watermarks.values()),
+            conn.pg_database,
         )
     else:
         checkpoint = agg.agg_checkpoint_dir
     checkpoint.parent.mkdir(parents=True, exist_ok=True)
 
-    stopper = Stopper()
-    stopper.install()
-    spark = build_session(agg, "onceflow-aggregation-backfill" if backfill else "onceflow-aggregation")
+    spark = build_session(
+        agg, "onceflow-aggregation-backfill" if backfill else "onceflow-aggregation"
+    )
     sink = PostgresSink(dsn, agg, conn.topic, checkpoint, on_batch=Progress(watermarks))
     try:
         stream = read_orders(spark, conn.kafka_bootstrap, conn.topic, agg, backfill=backfill)
@@ -202,8 +209,12 @@ def run(*, backfill: bool = False, reset: bool = False) -> int:
         query = writer.start()
         log.info(
             "query %s (%s) started: topic %s -> postgres %s, checkpoint %s, Spark UI %s",
-            query.id, "backfill" if backfill else "streaming", conn.topic, conn.pg_database,
-            checkpoint, spark.sparkContext.uiWebUrl,
+            query.id,
+            "backfill" if backfill else "streaming",
+            conn.topic,
+            conn.pg_database,
+            checkpoint,
+            spark.sparkContext.uiWebUrl,
         )
         while query.isActive:
             if stopper.requested:

@@ -8,9 +8,9 @@ the first failed check as its reason. Nothing is guessed or repaired.
 from functools import cache
 
 from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
+from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
-from spark_jobs.aggregation import schema as S
+from spark_jobs.aggregation import schema as S  # noqa: N812
 
 JSON_OPTIONS = {
     "mode": "PERMISSIVE",
@@ -133,14 +133,12 @@ def _error(max_event_bytes: int) -> Column:
         .when(ev["schema_version"].isNull(), F.lit("missing field schema_version"))
         .when(
             ev["schema_version"] != S.SCHEMA_VERSION,
-            F.concat(
-                F.lit("unsupported schema_version "), ev["schema_version"].cast("string")
-            ),
+            F.concat(F.lit("unsupported schema_version "), ev["schema_version"].cast("string")),
         )
     )
     for name, column in required:
         chain = chain.when(column.isNull(), F.lit(f"missing field {name}"))
-    chain = (
+    return (
         chain.when(
             ~ev["event_type"].isin(known_types),
             F.concat(F.lit("unknown event_type "), ev["event_type"]),
@@ -182,7 +180,6 @@ def _error(max_event_bytes: int) -> Column:
             F.lit("header eventType does not match event_type"),
         )
     )
-    return chain
 
 
 def classify(raw: DataFrame, max_event_bytes: int) -> DataFrame:

@@ -15,7 +15,8 @@ def kafka_jars(folder: Path) -> list[Path]:
     jars = sorted(folder.glob("*.jar"))
     if not any(j.name.startswith("spark-sql-kafka") for j in jars):
         raise FileNotFoundError(
-            f"Spark's Kafka source jars are missing in {folder}: run `make up` (stack/fetch_jars.sh)"
+            f"Spark's Kafka source jars are missing in {folder}: "
+            "run `make up` (stack/fetch_jars.sh)"
         )
     return jars
 

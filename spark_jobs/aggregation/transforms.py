@@ -9,9 +9,9 @@ first cost ~2.5 s of fixed overhead per micro-batch (one shuffle stage per table
 """
 
 from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
+from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
-from spark_jobs.aggregation import schema as S
+from spark_jobs.aggregation import schema as S  # noqa: N812
 
 EVENT_ROW_COLUMNS = (
     "kafka_partition",

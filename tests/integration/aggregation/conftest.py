@@ -35,7 +35,10 @@ def create_database(database: str) -> Settings:
     env = {**os.environ, "ONCEFLOW_PG_DATABASE": database}
     subprocess.run(
         [sys.executable, "-m", "alembic", "-c", "migrations/alembic.ini", "upgrade", "head"],
-        cwd=REPO_ROOT, env=env, check=True, capture_output=True,
+        cwd=REPO_ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
     )
     return settings
 
@@ -53,7 +56,10 @@ class Job:
         self.handle = log.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "spark_jobs.aggregation", *args],
-            cwd=REPO_ROOT, env=env, stdout=self.handle, stderr=subprocess.STDOUT,
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=self.handle,
+            stderr=subprocess.STDOUT,
         )
 
     def wait(self, timeout: float = 240) -> int:
@@ -118,8 +124,12 @@ class Pipeline:
             bad = self.query("SELECT count(*) FROM analytics.dead_letters")
             return bool(fresh[0][0] >= events and bad[0][0] >= dead)
 
-        wait_for(done, what=f"{events} events and {dead} dead letters applied", timeout=timeout,
-                 interval=0.5)
+        wait_for(
+            done,
+            what=f"{events} events and {dead} dead letters applied",
+            timeout=timeout,
+            interval=0.5,
+        )
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ The oracle computes every analytics table in plain Python from the events the te
 test can compare Postgres against it row by row. Also used by bench/.
 """
 
+import contextlib
 import json
 import random
 import uuid
@@ -72,7 +73,11 @@ def order_events(
     """One order's life: placed, then maybe paid, then shipped or cancelled."""
     order_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     items = [
-        {"sku": sku, "quantity": rng.randint(1, 5), "unit_price_cents": rng.choice((0, 99, 1250, 49999))}
+        {
+            "sku": sku,
+            "quantity": rng.randint(1, 5),
+            "unit_price_cents": rng.choice((0, 99, 1250, 49999)),
+        }
         for sku in rng.sample(list(skus), rng.randint(1, 3))
     ]
     total = sum(i["quantity"] * i["unit_price_cents"] for i in items)
@@ -160,15 +165,23 @@ def expected_tables(events: Iterable[Event]) -> dict[str, Any]:
             continue
         seen.add(e.event_id)
         count += 1
-        last_event_at = e.occurred_at if last_event_at is None else max(last_event_at, e.occurred_at)
+        last_event_at = (
+            e.occurred_at if last_event_at is None else max(last_event_at, e.occurred_at)
+        )
         o = e.order
         kind = STATUS[e.event_type].lower()
         d = daily[(e.occurred_at.astimezone(UTC).date(), o["currency"])]
         d[f"orders_{kind}"] += 1
         c = customer.setdefault(
             o["customer_id"],
-            {"orders_placed": 0, "placed_cents": 0, "paid_cents": 0, "cancelled_cents": 0,
-             "first_order_at": None, "last_order_at": None},
+            {
+                "orders_placed": 0,
+                "placed_cents": 0,
+                "paid_cents": 0,
+                "cancelled_cents": 0,
+                "first_order_at": None,
+                "last_order_at": None,
+            },
         )
         if kind in ("placed", "paid", "cancelled"):
             d[f"{kind}_cents"] += o["total_cents"]
@@ -201,7 +214,9 @@ def expected_tables(events: Iterable[Event]) -> dict[str, Any]:
 
 def create_topic(bootstrap: str, topic: str, partitions: int = 3) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    futures = admin.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=1)])
+    futures = admin.create_topics(
+        [NewTopic(topic, num_partitions=partitions, replication_factor=1)]
+    )
     for future in futures.values():
         future.result(timeout=30)
 
@@ -209,10 +224,8 @@ def create_topic(bootstrap: str, topic: str, partitions: int = 3) -> None:
 def delete_topic(bootstrap: str, topic: str) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for future in admin.delete_topics([topic]).values():
-        try:
+        with contextlib.suppress(Exception):  # already gone
             future.result(timeout=30)
-        except Exception:  # already gone
-            pass
 
 
 def produce(

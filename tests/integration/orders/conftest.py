@@ -15,9 +15,14 @@ from services.orders.entrypoints.app import create_app
 from stack.postgres import superuser_conninfo
 
 pytestmark = pytest.mark.integration
-ORDER = {"customer_id": "c-42", "currency": "EUR",
-         "items": [{"sku": "SKU-1", "quantity": 2, "unit_price_cents": 1250},
-                   {"sku": "SKU-2", "quantity": 1, "unit_price_cents": 99}]}  # fmt: skip
+ORDER = {
+    "customer_id": "c-42",
+    "currency": "EUR",
+    "items": [
+        {"sku": "SKU-1", "quantity": 2, "unit_price_cents": 1250},
+        {"sku": "SKU-2", "quantity": 1, "unit_price_cents": 99},
+    ],
+}
 
 
 @pytest.fixture(scope="session")
@@ -90,8 +95,10 @@ class Wal:
             match = CHANGE.match(data)
             if match:
                 table, op, rest = match.groups()
-                values = {k: v[1:-1].replace("''", "'") if v.startswith("'") else v
-                          for k, v in FIELD.findall(rest)}  # fmt: skip
+                values = {
+                    k: v[1:-1].replace("''", "'") if v.startswith("'") else v
+                    for k, v in FIELD.findall(rest)
+                }
                 by_xid.setdefault(xid, Transaction(xid)).changes.append((table, op, values))
         return list(by_xid.values())
 

@@ -11,12 +11,19 @@ from fastapi.testclient import TestClient
 from services.config import Settings
 from tests.integration.orders.conftest import act, place
 
+QUEUED = """
+    WITH direct AS (SELECT pid FROM pg_stat_activity
+                     WHERE %(blocker)s = ANY (pg_blocking_pids(pid)))
+    SELECT count(*) FROM pg_stat_activity
+     WHERE pid IN (SELECT pid FROM direct)
+        OR pg_blocking_pids(pid) && ARRAY(SELECT pid FROM direct)
+"""
+
 
 def wait_for_blocked(db: Any, blocker: int, count: int) -> None:
-    """Wait until `count` sessions wait for a lock held by the backend `blocker`."""
+    """Wait until `count` sessions queue behind `blocker` (directly or behind its waiters)."""
     deadline = time.monotonic() + 10
-    query = "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY (pg_blocking_pids(pid))"
-    while db.execute(query, (blocker,)).fetchone()[0] < count:
+    while db.execute(QUEUED, {"blocker": blocker}).fetchone()[0] < count:
         assert time.monotonic() < deadline, "the transitions never queued on the row"
         time.sleep(0.02)
 
@@ -28,8 +35,10 @@ def test_pay_and_cancel_queued_on_one_row_one_wins(
     with psycopg.connect(settings.dsn("app")) as holder, ThreadPoolExecutor(2) as pool:
         holder.execute("SELECT 1 FROM orders.orders WHERE id = %s FOR UPDATE", (order_id,))
         futures = [pool.submit(act, client, order_id, a) for a in ("pay", "cancel")]
-        wait_for_blocked(db, holder.info.backend_pid, 2)  # both read PLACED and wait for the row
-        holder.commit()
+        try:
+            wait_for_blocked(db, holder.info.backend_pid, 2)  # both read PLACED, wait for the row
+        finally:
+            holder.commit()
         responses = [f.result(timeout=30) for f in futures]
     statuses = sorted(r.status_code for r in responses)
     assert statuses == [200, 409]
@@ -48,6 +57,9 @@ def test_racing_pay_and_cancel_never_both_win(client: TestClient, round_: int) -
     by_action = dict(zip(("pay", "cancel"), (r.status_code for r in responses), strict=True))
     final = client.get(f"/orders/{order_id}").json()["status"]
     # Serial order pay→cancel is legal; interleaved, only one may win.
-    assert by_action in ({"pay": 200, "cancel": 409}, {"pay": 409, "cancel": 200},
-                         {"pay": 200, "cancel": 200})  # fmt: skip
+    assert by_action in (
+        {"pay": 200, "cancel": 409},
+        {"pay": 409, "cancel": 200},
+        {"pay": 200, "cancel": 200},
+    )
     assert final == ("PAID" if by_action == {"pay": 200, "cancel": 409} else "CANCELLED")

@@ -144,9 +144,11 @@ def test_crash_before_commit_leaves_nothing(
     idem, who, order_id = key(), customer(), "01a20114-a2ad-7eaf-9c28-0000000000c5"
     db.execute("DELETE FROM orders.orders WHERE id = %s", (order_id,))
     proc = subprocess.Popen(
-        [sys.executable, "-c", CRASHER, idem, who, order_id], stdout=subprocess.PIPE, text=True,
+        [sys.executable, "-c", CRASHER, idem, who, order_id],
+        stdout=subprocess.PIPE,
+        text=True,
         env={**os.environ, "ONCEFLOW_API_POOL_SIZE": "1"},
-    )  # fmt: skip
+    )
     try:
         assert proc.stdout is not None
         backend_pid = int(proc.stdout.readline())  # the insert ran, the transaction is open

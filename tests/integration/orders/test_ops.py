@@ -42,8 +42,11 @@ POST_ORDERS = 'method="POST",route="/orders"'
 
 
 def sample(text: str, name: str) -> float:
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-               if line.startswith(name) and not line.startswith("#"))  # fmt: skip
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith(name) and not line.startswith("#")
+    )
 
 
 def test_metrics_count_requests_orders_replays_and_rejections(client: TestClient) -> None:
@@ -55,9 +58,11 @@ def test_metrics_count_requests_orders_replays_and_rejections(client: TestClient
     after = client.get("/metrics")
     assert after.headers["content-type"].startswith("text/plain")
     text = after.text
-    for name, delta in [("onceflow_orders_created_total", 1),
-                        ("onceflow_transitions_rejected_total", 1),
-                        ("onceflow_idempotent_replays_total", 1),
-                        (f"{REQUESTS}{{{SHIP_409}}}", 2),
-                        (f"{LATENCY}{{{POST_ORDERS}}}", 1)]:  # fmt: skip
+    for name, delta in [
+        ("onceflow_orders_created_total", 1),
+        ("onceflow_transitions_rejected_total", 1),
+        ("onceflow_idempotent_replays_total", 1),
+        (f"{REQUESTS}{{{SHIP_409}}}", 2),
+        (f"{LATENCY}{{{POST_ORDERS}}}", 1),
+    ]:
         assert sample(text, name) - sample(before, name) == delta, name

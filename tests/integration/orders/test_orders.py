@@ -16,8 +16,16 @@ def test_place_order_returns_the_contract_shape(client: TestClient) -> None:
     order = response.json()
     assert response.headers["location"] == f"/orders/{order['id']}"
     assert "idempotent-replayed" not in response.headers
-    assert set(order) == {"id", "customer_id", "currency", "status", "total_cents", "items",
-                          "created_at", "updated_at"}  # fmt: skip
+    assert set(order) == {
+        "id",
+        "customer_id",
+        "currency",
+        "status",
+        "total_cents",
+        "items",
+        "created_at",
+        "updated_at",
+    }
     assert order["status"] == "PLACED"
     assert order["total_cents"] == 2 * 1250 + 99
     assert order["items"] == body["items"]
@@ -46,9 +54,14 @@ def test_full_life_cycle(client: TestClient) -> None:
 
 @pytest.mark.parametrize(
     ("path", "action", "current"),
-    [([], "ship", "PLACED"), (["pay"], "pay", "PAID"), (["cancel"], "pay", "CANCELLED"),
-     (["cancel"], "cancel", "CANCELLED"), (["pay", "ship"], "cancel", "SHIPPED")],
-)  # fmt: skip
+    [
+        ([], "ship", "PLACED"),
+        (["pay"], "pay", "PAID"),
+        (["cancel"], "pay", "CANCELLED"),
+        (["cancel"], "cancel", "CANCELLED"),
+        (["pay", "ship"], "cancel", "SHIPPED"),
+    ],
+)
 def test_forbidden_transitions_are_409(
     client: TestClient, path: list[str], action: str, current: str
 ) -> None:
@@ -95,9 +108,15 @@ def test_list_is_newest_first_with_keyset_pages_and_filters(client: TestClient) 
 
 
 @pytest.mark.parametrize(
-    "params", [{"limit": 0}, {"limit": 201}, {"status": "LOST"}, {"cursor": "not-a-cursor"},
-               {"customer_id": "a b"}],
-)  # fmt: skip
+    "params",
+    [
+        {"limit": 0},
+        {"limit": 201},
+        {"status": "LOST"},
+        {"cursor": "not-a-cursor"},
+        {"customer_id": "a b"},
+    ],
+)
 def test_invalid_list_parameters_are_422(client: TestClient, params: dict[str, Any]) -> None:
     response = client.get("/orders", params=params)
     assert response.status_code == 422

@@ -17,10 +17,14 @@ TRACE = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
 def as_order(doc: dict[str, Any]) -> Order:
     return Order(
-        UUID(doc["id"]), doc["customer_id"], doc["currency"], OrderStatus(doc["status"]),
+        UUID(doc["id"]),
+        doc["customer_id"],
+        doc["currency"],
+        OrderStatus(doc["status"]),
         tuple(LineItem(**i) for i in doc["items"]),
-        datetime.fromisoformat(doc["created_at"]), datetime.fromisoformat(doc["updated_at"]),
-    )  # fmt: skip
+        datetime.fromisoformat(doc["created_at"]),
+        datetime.fromisoformat(doc["updated_at"]),
+    )
 
 
 def touched(tx: Transaction) -> set[str]:
@@ -37,8 +41,11 @@ def test_each_change_is_one_event_in_its_transaction(client: TestClient, wal: Wa
     assert act(client, oid, "cancel").status_code == 409  # no event
     ours = [t for t in wal.transactions() if oid in touched(t)]
     assert len(ours) == 3
-    expected = [(placed, EventType.PLACED, "INSERT"), (paid, EventType.PAID, "UPDATE"),
-                (shipped, EventType.SHIPPED, "UPDATE")]  # fmt: skip
+    expected = [
+        (placed, EventType.PLACED, "INSERT"),
+        (paid, EventType.PAID, "UPDATE"),
+        (shipped, EventType.SHIPPED, "UPDATE"),
+    ]
     for tx, (order, event_type, op) in zip(ours, expected, strict=True):
         inserted, deleted = tx.of("orders.outbox", "INSERT"), tx.of("orders.outbox", "DELETE")
         assert len(inserted) == 1, tx

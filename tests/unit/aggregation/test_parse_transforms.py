@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import types as T
+from pyspark.sql import types as T  # noqa: N812 (PySpark idiom)
 
 from spark_jobs.aggregation import copytext, parse, transforms
 
@@ -22,7 +22,9 @@ RAW = T.StructType(
         T.StructField(
             "headers",
             T.ArrayType(
-                T.StructType([T.StructField("key", T.StringType()), T.StructField("value", T.BinaryType())])
+                T.StructType(
+                    [T.StructField("key", T.StringType()), T.StructField("value", T.BinaryType())]
+                )
             ),
         ),
     ]
@@ -30,24 +32,44 @@ RAW = T.StructType(
 
 
 def event(event_type: str = "OrderPlaced", **changes: Any) -> dict[str, Any]:
-    status = {"OrderPlaced": "PLACED", "OrderPaid": "PAID", "OrderShipped": "SHIPPED",
-              "OrderCancelled": "CANCELLED"}.get(event_type, "PLACED")
+    status = {
+        "OrderPlaced": "PLACED",
+        "OrderPaid": "PAID",
+        "OrderShipped": "SHIPPED",
+        "OrderCancelled": "CANCELLED",
+    }.get(event_type, "PLACED")
     order = {
-        "id": str(uuid.uuid4()), "customer_id": "c-42", "currency": "EUR", "status": status,
-        "total_cents": 2600, "created_at": "2026-11-22T10:15:03.123456Z",
+        "id": str(uuid.uuid4()),
+        "customer_id": "c-42",
+        "currency": "EUR",
+        "status": status,
+        "total_cents": 2600,
+        "created_at": "2026-11-22T10:15:03.123456Z",
         "updated_at": "2026-11-22T10:15:03.123456Z",
-        "items": [{"sku": "SKU-1", "quantity": 2, "unit_price_cents": 1250},
-                  {"sku": "SKU-2", "quantity": 1, "unit_price_cents": 100}],
+        "items": [
+            {"sku": "SKU-1", "quantity": 2, "unit_price_cents": 1250},
+            {"sku": "SKU-2", "quantity": 1, "unit_price_cents": 100},
+        ],
     }
     order.update(changes.pop("order", {}))
-    e = {"event_id": str(uuid.uuid4()), "event_type": event_type, "schema_version": 1,
-         "occurred_at": "2026-11-22T23:59:59.999999Z", "order": order}
+    e = {
+        "event_id": str(uuid.uuid4()),
+        "event_type": event_type,
+        "schema_version": 1,
+        "occurred_at": "2026-11-22T23:59:59.999999Z",
+        "order": order,
+    }
     e.update(changes)
     return e
 
 
-def record(e: dict[str, Any] | None, *, key: bytes | None = None, value: bytes | None = None,
-           headers: list[tuple[str, bytes]] | None = None) -> tuple[Any, ...]:
+def record(
+    e: dict[str, Any] | None,
+    *,
+    key: bytes | None = None,
+    value: bytes | None = None,
+    headers: list[tuple[str, bytes]] | None = None,
+) -> tuple[Any, ...]:
     if e is not None:
         value = json.dumps(e).encode()
         key = key if key is not None else e["order"]["id"].encode()
@@ -72,7 +94,9 @@ def test_a_valid_event_is_typed(spark: SparkSession) -> None:
     assert dead.count() == 0
     (row,) = events.collect()
     assert row["event_id"] == e["event_id"]
-    assert row["occurred_at"] == datetime(2026, 11, 22, 23, 59, 59, 999999, tzinfo=UTC).replace(tzinfo=None)
+    assert row["occurred_at"] == datetime(2026, 11, 22, 23, 59, 59, 999999, tzinfo=UTC).replace(
+        tzinfo=None
+    )
     assert row["day"] == date(2026, 11, 22)  # the UTC day
     assert row["total_cents"] == 2600
     assert [i["sku"] for i in row["items"]] == ["SKU-1", "SKU-2"]
@@ -89,63 +113,106 @@ def test_offsets_in_other_zones_count_on_their_utc_day(spark: SparkSession) -> N
     [
         (lambda: record(None, key=b"k", value=b"nope"), "value is not JSON"),
         (lambda: record(None, key=b"k", value=b"[1, 2]"), "value is not a JSON object"),
-        (lambda: record(None, key=b"k", value=json.dumps(json.dumps(event())).encode()),
-         "value is not a JSON object"),
+        (
+            lambda: record(None, key=b"k", value=json.dumps(json.dumps(event())).encode()),
+            "value is not a JSON object",
+        ),
         (lambda: record(None, key=b"k", value=b"\xff\xfe"), "value is not UTF-8 text"),
         (lambda: record(None, key=b"k", value=None), "empty value (tombstone)"),
-        (lambda: record(None, key=b"k", value=b"{" + b" " * MAX + b"}"), "oversized: 4098 bytes > 4096"),
+        (
+            lambda: record(None, key=b"k", value=b"{" + b" " * MAX + b"}"),
+            "oversized: 4098 bytes > 4096",
+        ),
         (lambda: record(event(schema_version=2)), "unsupported schema_version 2"),
-        (lambda: record(event(schema_version="1")), "wrong schema: a field has the wrong JSON type"),
+        (
+            lambda: record(event(schema_version="1")),
+            "wrong schema: a field has the wrong JSON type",
+        ),
         (lambda: record(event(event_type="OrderLost")), "unknown event_type OrderLost"),
-        (lambda: record({k: v for k, v in event().items() if k != "event_id"}),
-         "missing field event_id"),
+        (
+            lambda: record({k: v for k, v in event().items() if k != "event_id"}),
+            "missing field event_id",
+        ),
         (lambda: record(event(order={"customer_id": None})), "missing field order.customer_id"),
         (lambda: record(event(event_id="not-a-uuid")), "event_id is not a UUID"),
         (lambda: record(event(occurred_at="yesterday")), "occurred_at is not an ISO 8601 time"),
         (lambda: record(event(order={"currency": "eur"})), "invalid order.currency"),
-        (lambda: record(event("OrderPaid", order={"status": "PLACED"})),
-         "order.status does not match event_type"),
-        (lambda: record(event(order={"items": [], "total_cents": 0})),
-         "order.items must have 1..100 items"),
-        (lambda: record(event(order={"items": [{"sku": "S", "quantity": 0, "unit_price_cents": 1}],
-                                     "total_cents": 0})),
-         "order.items[].quantity outside 1..10000"),
-        (lambda: record(event(order={"total_cents": 1})), "order.total_cents is not the sum of its items"),
-        (lambda: record(event(order={"total_cents": 2.5})), "wrong schema: a field has the wrong JSON type"),
+        (
+            lambda: record(event("OrderPaid", order={"status": "PLACED"})),
+            "order.status does not match event_type",
+        ),
+        (
+            lambda: record(event(order={"items": [], "total_cents": 0})),
+            "order.items must have 1..100 items",
+        ),
+        (
+            lambda: record(
+                event(
+                    order={
+                        "items": [{"sku": "S", "quantity": 0, "unit_price_cents": 1}],
+                        "total_cents": 0,
+                    }
+                )
+            ),
+            "order.items[].quantity outside 1..10000",
+        ),
+        (
+            lambda: record(event(order={"total_cents": 1})),
+            "order.total_cents is not the sum of its items",
+        ),
+        (
+            lambda: record(event(order={"total_cents": 2.5})),
+            "wrong schema: a field has the wrong JSON type",
+        ),
         (lambda: record(event(), key=b"someone-else"), "key does not match order.id"),
         (lambda: record(event(), headers=[("id", b"x")]), "header id does not match event_id"),
-        (lambda: record(event(), headers=[("eventType", b"OrderPaid")]),
-         "header eventType does not match event_type"),
+        (
+            lambda: record(event(), headers=[("eventType", b"OrderPaid")]),
+            "header eventType does not match event_type",
+        ),
     ],
 )
-def test_bad_records_become_dead_letters_with_a_reason(spark: SparkSession, make: Any, reason: str) -> None:
+def test_bad_records_become_dead_letters_with_a_reason(
+    spark: SparkSession, make: Any, reason: str
+) -> None:
     assert errors(spark, [record(event()), make()]) == [None, reason]
 
 
 def test_dead_letters_keep_the_raw_record(spark: SparkSession) -> None:
     _, dead = parse.parse(raw(spark, [record(None, key=b"\x00k", value=b"\x01\x02")]), MAX)
     (row,) = dead.collect()
-    assert (bytes(row["key"]), bytes(row["value"]), row["kafka_offset"]) == (b"\x00k", b"\x01\x02", 0)
+    assert (bytes(row["key"]), bytes(row["value"]), row["kafka_offset"]) == (
+        b"\x00k",
+        b"\x01\x02",
+        0,
+    )
 
 
 def test_event_rows_and_item_rows(spark: SparkSession) -> None:
     placed, paid = event(), event("OrderPaid")
     cancelled = event("OrderCancelled")
-    events = parse.valid_events(parse.classify(raw(spark, [record(x) for x in (placed, paid, cancelled)]), MAX))
+    events = parse.valid_events(
+        parse.classify(raw(spark, [record(x) for x in (placed, paid, cancelled)]), MAX)
+    )
     rows = {r["event_type"]: r for r in transforms.event_rows(events).collect()}
     assert tuple(transforms.event_rows(events).columns) == transforms.EVENT_ROW_COLUMNS
     assert {k: r["status_rank"] for k, r in rows.items()} == {
-        "OrderPlaced": 0, "OrderPaid": 1, "OrderCancelled": 2}
+        "OrderPlaced": 0,
+        "OrderPaid": 1,
+        "OrderCancelled": 2,
+    }
     items = transforms.item_rows(events).collect()
     # Items of OrderPlaced and OrderCancelled only (product_sales counts nothing else).
     assert sorted((r["kafka_offset"], r["sku"], r["quantity"]) for r in items) == [
-        (0, "SKU-1", 2), (0, "SKU-2", 1), (2, "SKU-1", 2), (2, "SKU-2", 1)]
+        (0, "SKU-1", 2),
+        (0, "SKU-2", 1),
+        (2, "SKU-1", 2),
+        (2, "SKU-2", 1),
+    ]
 
 
 def test_copy_text_escapes_and_bundles(spark: SparkSession) -> None:
-    df = spark.createDataFrame(
-        [("a\tb\\c\nd", None, b"\x00\xff")], "s string, n long, b binary"
-    )
+    df = spark.createDataFrame([("a\tb\\c\nd", None, b"\x00\xff")], "s string, n long, b binary")
     lines = copytext.copy_lines(df, ["s", "n", "b"], bytea=["b"])
     assert lines.collect()[0]["line"] == "a\\tb\\\\c\\nd\t\\N\t\\\\x00ff"
     (row,) = copytext.bundle({"x": lines}).collect()

@@ -35,10 +35,16 @@ GOOD = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
 @pytest.mark.parametrize(
     "header",
-    ["", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331", GOOD.upper(),
-     "ff" + GOOD[2:], "00-" + "0" * 32 + "-b7ad6b7169203331-01",
-     "00-0af7651916cd43dd8448eb211c80319c-" + "0" * 16 + "-01", GOOD + "-extra"],
-)  # fmt: skip
+    [
+        "",
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331",
+        GOOD.upper(),
+        "ff" + GOOD[2:],
+        "00-" + "0" * 32 + "-b7ad6b7169203331-01",
+        "00-0af7651916cd43dd8448eb211c80319c-" + "0" * 16 + "-01",
+        GOOD + "-extra",
+    ],
+)
 def test_invalid_traceparents_are_replaced(header: str) -> None:
     assert not valid(header)
     replaced = traceparent_for(header)

@@ -41,9 +41,17 @@ def test_total_is_the_sum_of_subtotals(items: list[LineItem]) -> None:
 
 @pytest.mark.parametrize(
     ("sku", "quantity", "price"),
-    [("", 1, 0), ("a b", 1, 0), ("x" * 65, 1, 0), ("é", 1, 0), ("A", 0, 0), ("A", 10_001, 0),
-     ("A", 1, -1), ("A", 1, 100_000_001)],
-)  # fmt: skip
+    [
+        ("", 1, 0),
+        ("a b", 1, 0),
+        ("x" * 65, 1, 0),
+        ("é", 1, 0),
+        ("A", 0, 0),
+        ("A", 10_001, 0),
+        ("A", 1, -1),
+        ("A", 1, 100_000_001),
+    ],
+)
 def test_invalid_lines(sku: str, quantity: int, price: int) -> None:
     with pytest.raises(InvalidOrderError):
         LineItem(sku, quantity, price)

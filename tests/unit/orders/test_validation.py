@@ -18,12 +18,21 @@ def test_contract_example_is_valid() -> None:
 
 @pytest.mark.parametrize(
     "change",
-    [{"extra": 1}, {"currency": "XYZ"}, {"currency": "eur"}, {"customer_id": ""},
-     {"customer_id": "a/b"}, {"items": []}, {"items": [ITEM] * 101},
-     {"items": [{**ITEM, "quantity": "2"}]}, {"items": [{**ITEM, "quantity": 2.0}]},
-     {"items": [{**ITEM, "quantity": True}]}, {"items": [{**ITEM, "colour": "red"}]},
-     {"items": [{**ITEM, "unit_price_cents": 100_000_001}]}],
-)  # fmt: skip
+    [
+        {"extra": 1},
+        {"currency": "XYZ"},
+        {"currency": "eur"},
+        {"customer_id": ""},
+        {"customer_id": "a/b"},
+        {"items": []},
+        {"items": [ITEM] * 101},
+        {"items": [{**ITEM, "quantity": "2"}]},
+        {"items": [{**ITEM, "quantity": 2.0}]},
+        {"items": [{**ITEM, "quantity": True}]},
+        {"items": [{**ITEM, "colour": "red"}]},
+        {"items": [{**ITEM, "unit_price_cents": 100_000_001}]},
+    ],
+)
 def test_rejected(change: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         OrderIn.model_validate({**BODY, **change})

@@ -1,0 +1,161 @@
+"""Aggregation job benchmarks (not a test): backfill throughput and streaming freshness.
+
+  .venv/bin/python -m bench.aggregation_bench backfill --events 1000000
+  .venv/bin/python -m bench.aggregation_bench freshness --rate 200 --seconds 60
+
+Both produce generated contract-section-4 events straight to a fresh bench topic on the
+stack's broker and write into a fresh database (never the stack's `shop`), then clean up.
+backfill: wall time of `python -m spark_jobs.aggregation --backfill` (JVM start included) and
+the job's own records/s. freshness: for every event, Kafka transaction commit -> the commit of
+the Postgres transaction that counted it (analytics.applied_batches.committed_at), p50/p99.
+"""
+
+import bisect
+import re
+import statistics
+import tempfile
+import threading
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import typer
+from confluent_kafka import Producer
+
+from tests.integration.aggregation.conftest import Pipeline, drop_database
+from tests.integration.aggregation.history import (
+    Event,
+    delete_topic,
+    interleave,
+    make_history,
+    order_events,
+    produce,
+)
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+def _events(n: int) -> list[Event]:
+    # ~2.2 events per order on average.
+    return interleave(
+        make_history(max(1, int(n / 2.2)), seed=11, days=30, n_customers=5000, n_skus=500)
+    )
+
+
+@app.command()
+def backfill(events: int = 1_000_000) -> None:
+    """Backfill throughput: N events from the earliest offset into empty tables."""
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Pipeline(Path(tmp))
+        try:
+            t0 = time.monotonic()
+            history = _events(events)
+            n = produce(p.bootstrap, p.topic, (e.record() for e in history), per_transaction=5000)
+            print(f"produced {n} events in {time.monotonic() - t0:.0f}s")
+            t0 = time.monotonic()
+            job = p.start("--backfill")
+            code = job.wait(timeout=3600)
+            wall = time.monotonic() - t0
+            out = job.output()
+            assert code == 0, out[-3000:]
+            applied = p.query("SELECT events_applied FROM analytics.freshness")[0][0]
+            assert applied == n, (applied, n)
+            rates = re.findall(r"([\d,]+) records/s", out)
+            own = rates[-1] if rates else "?"
+            print(
+                f"backfill: {n} events, wall {wall:.1f}s (JVM start included) = "
+                f"{n / wall:,.0f} events/s; job's own rate at the end: {own} records/s"
+            )
+            for line in out.splitlines():
+                if "onceflow.aggregation]" in line and "batch" in line:
+                    print("  ", line.split("] ", 1)[1])
+        finally:
+            delete_topic(p.bootstrap, p.topic)
+            drop_database(p.database)
+
+
+@app.command()
+def freshness(rate: int = 200, seconds: int = 60) -> None:
+    """Streaming freshness at a steady event rate: Kafka commit -> Postgres commit, p50/p99."""
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Pipeline(Path(tmp))
+        job = p.start(agg_trigger_interval="1 second")
+        try:
+            # Warm up: the first batch pays for JVM and code generation.
+            warm = _events(200)
+            produce(p.bootstrap, p.topic, (e.record() for e in warm))
+            p.wait_applied(len(warm), 0, job, timeout=240)
+            offsets: dict[int, list[tuple[int, float]]] = {}
+            lock = threading.Lock()
+            producer = Producer(
+                {
+                    "bootstrap.servers": p.bootstrap,
+                    "linger.ms": 1,
+                    "transactional.id": f"bench-{uuid.uuid4()}",
+                }
+            )
+            producer.init_transactions(30)
+            pending: list[tuple[int, int]] = []
+
+            def delivered(err: Any, msg: Any) -> None:
+                if err is None:
+                    pending.append((msg.partition(), msg.offset()))
+
+            import random
+
+            rng = random.Random(3)
+            customers = [f"bench-{i}" for i in range(1000)]
+            skus = [f"SKU-B-{i}" for i in range(100)]
+            tick = 0.1  # one Kafka transaction every 100 ms
+            per_tick = max(1, int(rate * tick))
+            start = time.monotonic()
+            sent = 0
+            while time.monotonic() - start < seconds:
+                producer.begin_transaction()
+                for _ in range(per_tick):
+                    e = order_events(rng, datetime.now(UTC), customers, skus)[0]
+                    r = e.record()
+                    producer.produce(
+                        p.topic, key=r.key, value=r.value, headers=r.headers, on_delivery=delivered
+                    )
+                producer.commit_transaction(30)
+                committed = time.time()
+                with lock:
+                    for part, off in pending:
+                        offsets.setdefault(part, []).append((off, committed))
+                    pending.clear()
+                sent += per_tick
+                time.sleep(max(0.0, start + (sent / rate) - time.monotonic()))
+            p.wait_applied(len(warm) + sent, 0, job, timeout=300)
+            rows = p.query(
+                "SELECT offsets, extract(epoch FROM committed_at) FROM analytics.applied_batches"
+            )
+            ranges = sorted(
+                (int(part), span["first"], span["last"], float(at))
+                for o, at in rows
+                for part, span in o.items()
+            )
+            latencies = []
+            for part, pairs in offsets.items():
+                spans = [r for r in ranges if r[0] == part]
+                firsts = [s[1] for s in spans]
+                for off, committed in pairs:
+                    i = bisect.bisect_right(firsts, off) - 1
+                    latencies.append(spans[i][3] - committed)
+            latencies.sort()
+            p50 = statistics.median(latencies)
+            p99 = latencies[int(0.99 * (len(latencies) - 1))]
+            print(
+                f"freshness at {rate} events/s for {seconds}s ({len(latencies)} events): "
+                f"p50 {p50:.2f}s p99 {p99:.2f}s max {latencies[-1]:.2f}s"
+            )
+        finally:
+            job.stop()
+            delete_topic(p.bootstrap, p.topic)
+            drop_database(p.database)
+
+
+if __name__ == "__main__":
+    app()

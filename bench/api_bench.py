@@ -1,0 +1,191 @@
+"""Order API benchmark: POST /orders (2 items, unique keys) at rising concurrency, then pgbench
+running the same SQL transaction, on the same machine, in the same run.
+
+    .venv/bin/python bench/api_bench.py [--port 8001] [--workers 2] [--seconds 10]
+
+Starts its own API (`python -m services.orders`) on --port, drives it with a lean keep-alive
+asyncio HTTP/1.1 client, reads the server's CPU from /proc, and prints a Markdown table.
+"""
+
+import argparse
+import asyncio
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from services.config import get_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+PGBENCH = "/usr/lib/postgresql/15/bin/pgbench"
+BODY = (
+    b'{"customer_id":"c-bench","currency":"EUR","items":[{"sku":"SKU-1","quantity":2,'
+    b'"unit_price_cents":1250},{"sku":"SKU-2","quantity":1,"unit_price_cents":99}]}'
+)
+
+
+def request(port: int) -> bytes:
+    head = (
+        f"POST /orders HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Idempotency-Key: bench-{uuid.uuid4()}\r\nContent-Length: {len(BODY)}\r\n\r\n"
+    )
+    return head.encode() + BODY
+
+
+async def client(port: int, until: float, latencies: list[float], errors: list[int]) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    while time.perf_counter() < until:
+        started = time.perf_counter()
+        writer.write(request(port))
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(re.search(rb"content-length: (\d+)", head, re.IGNORECASE)[1])  # type: ignore[index]
+        await reader.readexactly(length)
+        latencies.append(time.perf_counter() - started)
+        if not head.startswith(b"HTTP/1.1 201"):
+            errors.append(int(head[9:12]))
+    writer.close()
+
+
+def cpu_seconds(root_pid: int) -> float:
+    """utime+stime of the server process and its children (the uvicorn workers)."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid, ppid = int(stat.parent.name), int(fields[1])
+        if root_pid in (pid, ppid):
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+async def level(port: int, concurrency: int, seconds: float, server: int) -> dict[str, float]:
+    latencies: list[float] = []
+    errors: list[int] = []
+    cpu0, t0 = cpu_seconds(server), time.perf_counter()
+    until = t0 + seconds
+    await asyncio.gather(*(client(port, until, latencies, errors) for _ in range(concurrency)))
+    elapsed = time.perf_counter() - t0
+    q = statistics.quantiles(latencies, n=100)
+    return {
+        "c": concurrency,
+        "rps": len(latencies) / elapsed,
+        "p50": q[49] * 1000,
+        "p99": q[98] * 1000,
+        "cpu": (cpu_seconds(server) - cpu0) / elapsed * 100,
+        "errors": len(errors),
+    }
+
+
+def prepare(database: str) -> dict[str, str]:
+    """Create and migrate a scratch database, so the run never floods the real pipeline."""
+    env = {**os.environ, "ONCEFLOW_PG_DATABASE": database}
+    make = "from services.config import get_settings as g; from stack import postgres; "
+    make += "postgres.ensure_roles_and_database(g())"
+    subprocess.run([sys.executable, "-c", make], env=env, check=True, cwd=ROOT)
+    alembic = [str(Path(sys.executable).with_name("alembic")), "-c", "migrations/alembic.ini"]
+    subprocess.run([*alembic, "upgrade", "0001_orders"], env=env, check=True, cwd=ROOT)
+    return env
+
+
+def pgbench(clients: int, seconds: int, database: str) -> float:
+    s = get_settings()
+    env = {**os.environ, "PGPASSWORD": s.app_db_password.get_secret_value()}
+    out = subprocess.run(
+        [
+            PGBENCH,
+            "-n",
+            "-M",
+            "prepared",
+            "-f",
+            str(ROOT / "bench/place_order.sql"),
+            "-c",
+            str(clients),
+            "-j",
+            str(min(clients, 2)),
+            "-T",
+            str(seconds),
+            "-h",
+            s.pg_host,
+            "-p",
+            str(s.pg_port),
+            "-U",
+            s.app_db_user,
+            database,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = re.search(r"tps = ([\d.]+)", out.stdout)
+    if found is None:
+        print(f"pgbench -c {clients} failed: {out.stderr[-300:]}", file=sys.stderr)
+        return float("nan")
+    return float(found[1])
+
+
+def wait_ready(port: int, proc: subprocess.Popen[bytes]) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "API exited"
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError("API not ready")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=8001)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--pool", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--levels", default="1,2,4,8,16,32,64")
+    parser.add_argument("--database", default="shop_api_bench")
+    args = parser.parse_args()
+    env = {
+        **prepare(args.database),
+        "ONCEFLOW_API_PORT": str(args.port),
+        "ONCEFLOW_API_ACCESS_LOG": "false",
+        "ONCEFLOW_API_WORKERS": str(args.workers),
+        "ONCEFLOW_API_POOL_SIZE": str(args.pool),
+    }
+    server = subprocess.Popen([sys.executable, "-m", "services.orders"], env=env, cwd=ROOT)
+    try:
+        wait_ready(args.port, server)
+        asyncio.run(level(args.port, 4, 2, server.pid))  # warm-up
+        levels = [int(c) for c in args.levels.split(",")]
+        rows = [asyncio.run(level(args.port, c, args.seconds, server.pid)) for c in levels]
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+    pg = {c: pgbench(c, int(args.seconds), args.database) for c in levels}
+    print(f"workers={args.workers} pool={args.pool} seconds={args.seconds} cores={os.cpu_count()}")
+    print("| concurrency | API orders/s | p50 ms | p99 ms | API CPU % | errors | pgbench tps |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['c']} | {r['rps']:.0f} | {r['p50']:.1f} | {r['p99']:.1f} | {r['cpu']:.0f} "
+            f"| {r['errors']} | {pg[int(r['c'])]:.0f} |"
+        )
+    best = max(rows, key=lambda r: r["rps"])
+    top = max(v for v in pg.values() if v == v)
+    print(
+        f"\nbest API {best['rps']:.0f}/s at c={best['c']:.0f}; best pgbench {top:.0f} tps; "
+        f"ratio {best['rps'] / top:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

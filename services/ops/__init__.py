@@ -1,0 +1,1 @@
+"""Operations tooling: inspect, pause, resume and restart the connector; see lag per hop."""

@@ -1,0 +1,77 @@
+"""`onceflow-ops`: what ops use to inspect, pause, resume and restart the pipeline."""
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from services.config import get_settings
+from services.ops import connect_api, lag
+
+app = typer.Typer(help="Operate Onceflow's connector and watch lag.", no_args_is_help=True)
+console = Console(width=120)
+
+
+def _run_connect(action: str) -> None:
+    try:
+        getattr(connect_api, action)(settings=get_settings())
+    except connect_api.ConnectError as exc:
+        console.print(f"[red]{action} failed:[/] {exc}", highlight=False)
+        raise typer.Exit(1) from exc
+    console.print(f"{action}: done")
+
+
+@app.command()
+def status() -> None:
+    """Show the connector's and its tasks' states."""
+    try:
+        result = connect_api.status(settings=get_settings())
+    except connect_api.ConnectError as exc:
+        console.print(f"[red]status failed:[/] {exc}", highlight=False)
+        raise typer.Exit(1) from exc
+    console.print(f"connector {result['name']}: {result['connector']['state']}")
+    for task in result["tasks"]:
+        console.print(f"  task {task['id']}: {task['state']} {task.get('trace', '')[:400]}")
+
+
+@app.command()
+def pause() -> None:
+    """Pause the connector (writes keep being accepted; events wait in the slot)."""
+    _run_connect("pause")
+
+
+@app.command()
+def resume() -> None:
+    """Resume the connector."""
+    _run_connect("resume")
+
+
+@app.command()
+def restart() -> None:
+    """Restart the connector and its tasks."""
+    _run_connect("restart")
+
+
+@app.command(name="lag")
+def show_lag() -> None:
+    """Show how far Connect (WAL bytes) and the Spark job (offsets) are behind."""
+    settings = get_settings()
+    slot = lag.slot_lag(settings=settings)
+    if slot is None:
+        console.print(f"[red]replication slot {settings.replication_slot} is missing[/]")
+    else:
+        state = "active" if slot.active else "INACTIVE (connector down or paused)"
+        console.print(
+            f"slot {settings.replication_slot}: {state}, {slot.bytes_behind} WAL bytes behind"
+        )
+    table = Table(title=f"{settings.topic}: aggregation job")
+    for column in ("partition", "end offset", "applied through", "behind"):
+        table.add_column(column, justify="right")
+    for part in lag.topic_lag(settings=settings):
+        table.add_row(
+            str(part.partition), str(part.end_offset), str(part.applied_through), str(part.behind)
+        )
+    console.print(table)
+
+
+if __name__ == "__main__":
+    app()
