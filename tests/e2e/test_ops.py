@@ -21,7 +21,8 @@ def test_paused_connector_loses_nothing(api: httpx.Client, settings: Settings) -
             api, "ops-pause", "GBP", [{"sku": "SKU-9", "quantity": 3, "unit_price_cents": 7}]
         )
         slot = lag.slot_lag(settings=settings)
-        assert slot is not None and slot.bytes_behind > 0
+        assert slot is not None
+        assert slot.bytes_behind > 0
     finally:
         connect_api.resume(settings=settings)
     wait_for(lambda: _state(settings) == "RUNNING", what="connector running", timeout=60)

@@ -27,7 +27,8 @@ def test_a_port_taken_by_another_process_stops_make_up(
     with pytest.raises(preflight.PreflightError) as error:
         preflight.check([squatter])
     message = str(error.value)
-    assert f"Port {busy_port}" in message and "kafka" in message
+    assert f"Port {busy_port}" in message
+    assert "kafka" in message
     assert "\n" not in message
 
 
