@@ -26,6 +26,9 @@ class AggregationSettings(BaseSettings):
     agg_max_offsets_per_trigger: int = 100_000
     # Backfill (availableNow from the earliest offset): larger batches amortise per-batch cost.
     agg_backfill_max_offsets_per_trigger: int = 250_000
+    # Backfill: split the topic's partitions into at least this many Spark tasks (3 Kafka
+    # partitions on 2 cores would otherwise leave a core idle for a third of every batch).
+    agg_backfill_min_partitions: int = 8
     agg_checkpoint_dir: Path = STACK_DIR / "data" / "spark" / "checkpoints" / "aggregation"
     agg_backfill_checkpoint_root: Path = STACK_DIR / "data" / "spark" / "checkpoints" / "backfill"
     # Only used when the checkpoint is new; a restart resumes from the checkpoint's offsets.

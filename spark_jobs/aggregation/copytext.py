@@ -33,12 +33,25 @@ def copy_lines(df: DataFrame, columns: Sequence[str], bytea: Sequence[str] = ())
 
 
 def bundle(parts: Mapping[str, DataFrame]) -> DataFrame:
-    """(kind, payload, rows): each part's lines joined by newlines, one row per non-empty kind."""
-    tagged = [lines.select(F.lit(kind).alias("kind"), "line") for kind, lines in parts.items()]
+    """(kind, payload, rows): each part's lines joined by newlines, one row per non-empty kind
+    and input partition (grouping by the partition id keeps the concatenation parallel and
+    lets the map side collapse each partition into one row before the shuffle)."""
+    tagged = [
+        lines.select(F.lit(kind).alias("kind"), F.spark_partition_id().alias("part"), "line")
+        for kind, lines in parts.items()
+    ]
     union = tagged[0]
     for frame in tagged[1:]:
         union = union.unionByName(frame)
-    return union.groupBy("kind").agg(
+    return union.groupBy("kind", "part").agg(
         F.concat_ws("\n", F.collect_list("line")).alias("payload"),
         F.count(F.lit(1)).alias("rows"),
     )
+
+
+def payloads(bundled: DataFrame) -> dict[str, str]:
+    """Collect a bundle: kind -> COPY text (newline-terminated lines)."""
+    chunks: dict[str, list[str]] = {}
+    for row in bundled.collect():
+        chunks.setdefault(row["kind"], []).append(row["payload"])
+    return {kind: "\n".join(texts) + "\n" for kind, texts in chunks.items()}

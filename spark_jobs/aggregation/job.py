@@ -12,6 +12,7 @@ import logging
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
@@ -139,6 +140,20 @@ class Stopper:
         signal.signal(signal.SIGTERM, self._handle)
         signal.signal(signal.SIGINT, self._handle)
 
+    @contextlib.contextmanager
+    def shielding_children(self) -> Iterator[None]:
+        """Start child processes (the Spark JVM) with SIGTERM ignored.
+
+        A supervisor stopping the whole process group (stopasgroup) would otherwise make the
+        JVM run its shutdown hooks at once, killing the micro-batch in flight; a JVM started
+        with SIGTERM ignored keeps ignoring it, and this process stops Spark in order instead.
+        """
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGTERM, self._handle)
+
     def _handle(self, signum: int, _frame: FrameType | None) -> None:
         log.info("received %s: stopping after the running micro-batch", signal.Signals(signum).name)
         self.requested = True
@@ -190,9 +205,10 @@ def run(*, backfill: bool = False, reset: bool = False) -> int:
         checkpoint = agg.agg_checkpoint_dir
     checkpoint.parent.mkdir(parents=True, exist_ok=True)
 
-    spark = build_session(
-        agg, "onceflow-aggregation-backfill" if backfill else "onceflow-aggregation"
-    )
+    with stopper.shielding_children():
+        spark = build_session(
+            agg, "onceflow-aggregation-backfill" if backfill else "onceflow-aggregation"
+        )
     sink = PostgresSink(dsn, agg, conn.topic, checkpoint, on_batch=Progress(watermarks))
     try:
         stream = read_orders(spark, conn.kafka_bootstrap, conn.topic, agg, backfill=backfill)

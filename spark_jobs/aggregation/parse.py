@@ -49,28 +49,6 @@ def _timestamp_ok(c: Column) -> Column:
     return c.rlike(S.TIMESTAMP_PATTERN) & F.try_to_timestamp(c).isNotNull()
 
 
-def _item_problem(item: Column) -> Column:
-    """The reason one order item is invalid, or null."""
-    return (
-        F.when(item.isNull(), F.lit("order.items has a null item"))
-        .when(item["sku"].isNull(), F.lit("missing field order.items[].sku"))
-        .when(item["quantity"].isNull(), F.lit("missing field order.items[].quantity"))
-        .when(
-            item["unit_price_cents"].isNull(),
-            F.lit("missing field order.items[].unit_price_cents"),
-        )
-        .when(~item["sku"].rlike(S.NAME_PATTERN), F.lit("invalid order.items[].sku"))
-        .when(
-            (item["quantity"] < 1) | (item["quantity"] > S.MAX_QUANTITY),
-            F.lit(f"order.items[].quantity outside 1..{S.MAX_QUANTITY}"),
-        )
-        .when(
-            (item["unit_price_cents"] < 0) | (item["unit_price_cents"] > S.MAX_UNIT_PRICE_CENTS),
-            F.lit(f"order.items[].unit_price_cents outside 0..{S.MAX_UNIT_PRICE_CENTS}"),
-        )
-    )
-
-
 @cache
 def _error(max_event_bytes: int) -> Column:
     """The first reason the record is not a valid v1 event, or null when it is one.
@@ -82,11 +60,10 @@ def _error(max_event_bytes: int) -> Column:
     order = ev["order"]
     items = order["items"]
     text = F.col("value").cast("string")
-    # exists() short-circuits on valid rows; the detailed reason is only built for bad ones.
-    bad_item = F.exists(items, lambda i: _item_problem(i).isNotNull())
-    item_reason = F.try_element_at(
-        F.filter(F.transform(items, _item_problem), lambda p: p.isNotNull()), F.lit(1)
-    )
+    # Item checks use array functions (code-generated) rather than lambdas (interpreted).
+    skus, quantities, prices = items["sku"], items["quantity"], items["unit_price_cents"]
+    name = S.NAME_PATTERN.removeprefix("^").removesuffix(r"\z")
+    sku_list = rf"^(?:{name}\n)*{name}\z"
     items_total = F.aggregate(
         items,
         F.lit(0).cast("long"),
@@ -164,7 +141,21 @@ def _error(max_event_bytes: int) -> Column:
             (F.size(items) < 1) | (F.size(items) > S.MAX_ITEMS),
             F.lit(f"order.items must have 1..{S.MAX_ITEMS} items"),
         )
-        .when(bad_item, item_reason)
+        .when(
+            (F.size(F.array_compact(skus)) != F.size(items))
+            | (F.size(F.array_compact(quantities)) != F.size(items))
+            | (F.size(F.array_compact(prices)) != F.size(items)),
+            F.lit("order.items[] has a missing sku, quantity or unit_price_cents"),
+        )
+        .when(~F.array_join(skus, "\n").rlike(sku_list), F.lit("invalid order.items[].sku"))
+        .when(
+            (F.array_min(quantities) < 1) | (F.array_max(quantities) > S.MAX_QUANTITY),
+            F.lit(f"order.items[].quantity outside 1..{S.MAX_QUANTITY}"),
+        )
+        .when(
+            (F.array_min(prices) < 0) | (F.array_max(prices) > S.MAX_UNIT_PRICE_CENTS),
+            F.lit(f"order.items[].unit_price_cents outside 0..{S.MAX_UNIT_PRICE_CENTS}"),
+        )
         .when(
             order["total_cents"] != items_total,
             F.lit("order.total_cents is not the sum of its items"),

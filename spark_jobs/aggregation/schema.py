@@ -25,10 +25,10 @@ MAX_ITEMS = 100
 MAX_QUANTITY = 10_000
 MAX_UNIT_PRICE_CENTS = 100_000_000
 
-UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-NAME_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
-CURRENCY_PATTERN = r"^[A-Z]{3}$"
-TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$"
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\z"
+NAME_PATTERN = r"^[A-Za-z0-9._:-]{1,64}\z"
+CURRENCY_PATTERN = r"^[A-Z]{3}\z"
+TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})\z"
 
 ITEM = StructType(
     [

@@ -24,6 +24,7 @@ from typing import Any
 
 import psycopg
 from psycopg_pool import ConnectionPool
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 
 from spark_jobs.aggregation import copytext, merge, parse, transforms
@@ -62,15 +63,21 @@ class BatchResult:
 def batch_payloads(raw: DataFrame, max_event_bytes: int) -> dict[str, str]:
     """Run ONE Spark job over a batch of raw Kafka rows; kind -> COPY text (events, items,
     dead). Kinds without rows are absent."""
-    classified = parse.classify(raw, max_event_bytes)
-    events = parse.valid_events(classified)
-    lines = copytext.copy_lines
-    parts = {
-        "events": lines(transforms.event_rows(events), transforms.EVENT_ROW_COLUMNS),
-        "items": lines(transforms.item_rows(events), transforms.ITEM_ROW_COLUMNS),
-        "dead": lines(parse.dead_letters(classified), parse.DEAD_LETTER_COLUMNS, ["key", "value"]),
-    }
-    return {row["kind"]: row["payload"] + "\n" for row in copytext.bundle(parts).collect()}
+    # Parsed once and cached: the three outputs would otherwise each re-read Kafka and re-parse.
+    classified = parse.classify(raw, max_event_bytes).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        events = parse.valid_events(classified)
+        lines = copytext.copy_lines
+        parts = {
+            "events": lines(transforms.event_rows(events), transforms.EVENT_ROW_COLUMNS),
+            "items": lines(transforms.item_rows(events), transforms.ITEM_ROW_COLUMNS),
+            "dead": lines(
+                parse.dead_letters(classified), parse.DEAD_LETTER_COLUMNS, ["key", "value"]
+            ),
+        }
+        return copytext.payloads(copytext.bundle(parts))
+    finally:
+        classified.unpersist()
 
 
 def query_id_of(checkpoint: Path) -> str:

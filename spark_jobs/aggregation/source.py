@@ -14,7 +14,7 @@ def kafka_options(
         if backfill
         else settings.agg_max_offsets_per_trigger
     )
-    return {
+    options = {
         "kafka.bootstrap.servers": bootstrap,
         "subscribe": topic,
         "kafka.isolation.level": "read_committed",
@@ -23,6 +23,9 @@ def kafka_options(
         "failOnDataLoss": str(settings.agg_fail_on_data_loss).lower(),
         "maxOffsetsPerTrigger": str(max_offsets),
     }
+    if backfill:
+        options["minPartitions"] = str(settings.agg_backfill_min_partitions)
+    return options
 
 
 def read_orders(

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
 CURRENCIES = ("EUR", "USD", "GBP", "JPY", "CHF")
 STATUS = {
@@ -33,7 +33,7 @@ class Record:
 
     key: bytes | None
     value: bytes | None
-    headers: list[tuple[str, bytes]] = field(default_factory=list)
+    headers: list[tuple[str, str | bytes | None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def order_events(
 ) -> list[Event]:
     """One order's life: placed, then maybe paid, then shipped or cancelled."""
     order_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-    items = [
+    items: list[dict[str, Any]] = [
         {
             "sku": sku,
             "quantity": rng.randint(1, 5),

@@ -38,7 +38,10 @@ dead_letters_produced: list[Record] = []
 
 def db_tables(p: Pipeline, database: str | None = None) -> dict[str, Any]:
     """The analytics tables as the analyst sees them, shaped like history.expected_tables."""
-    q = lambda sql: p.query(sql, database)  # noqa: E731
+
+    def q(sql: str) -> list[tuple[Any, ...]]:
+        return p.query(sql, database)
+
     fresh = q(
         "SELECT coalesce(sum(events_applied), 0), max(last_event_at) FROM analytics.freshness"
     )
@@ -152,7 +155,10 @@ def test_crash_mid_write_duplicates_and_bad_records(pipeline: Pipeline) -> None:
         assert job.stop() == 0
     dead = pipeline.query("SELECT key, value, error FROM analytics.dead_letters")
     assert len(dead) == len(bad)
-    raw = lambda b: None if b is None else bytes(b)  # noqa: E731
+
+    def raw(b: Any) -> bytes | None:
+        return None if b is None else bytes(b)
+
     assert sorted(repr((raw(k), raw(v))) for k, v, _ in dead) == sorted(
         repr((r.key, r.value)) for r in bad
     )

@@ -217,3 +217,41 @@ def test_copy_text_escapes_and_bundles(spark: SparkSession) -> None:
     assert lines.collect()[0]["line"] == "a\\tb\\\\c\\nd\t\\N\t\\\\x00ff"
     (row,) = copytext.bundle({"x": lines}).collect()
     assert (row["kind"], row["rows"]) == ("x", 1)
+    assert copytext.payloads(copytext.bundle({"x": lines, "y": lines})) == {
+        "x": "a\\tb\\\\c\\nd\t\\N\t\\\\x00ff\n",
+        "y": "a\\tb\\\\c\\nd\t\\N\t\\\\x00ff\n",
+    }
+
+
+@pytest.mark.parametrize(
+    ("order", "reason"),
+    [
+        ({"customer_id": "c-42\n"}, "invalid order.customer_id"),
+        (
+            {"items": [{"sku": "SKU-1\n", "quantity": 1, "unit_price_cents": 1}], "total_cents": 1},
+            "invalid order.items[].sku",
+        ),
+        (
+            {
+                "items": [
+                    {"sku": "A", "quantity": 1, "unit_price_cents": 1},
+                    {"sku": "", "quantity": 1, "unit_price_cents": 1},
+                ],
+                "total_cents": 2,
+            },
+            "invalid order.items[].sku",
+        ),
+        (
+            {"items": [{"sku": "A", "quantity": 1}], "total_cents": 0},
+            "order.items[] has a missing sku, quantity or unit_price_cents",
+        ),
+        (
+            {"items": [{"sku": "A", "quantity": 1, "unit_price_cents": -1}], "total_cents": -1},
+            "order.items[].unit_price_cents outside 0..100000000",
+        ),
+    ],
+)
+def test_item_and_name_checks_are_anchored(
+    spark: SparkSession, order: dict[str, Any], reason: str
+) -> None:
+    assert errors(spark, [record(event(order=order))]) == [reason]
