@@ -64,3 +64,10 @@ def barrier(api: httpx.Client, conn: Conn, *, timeout: float = 120) -> None:
     wait_for(
         lambda: bool(customer_sales(conn, [customer])), what="the barrier order", timeout=timeout
     )
+
+
+def status_counts(conn: Conn) -> Counter[str]:
+    return Counter({s: int(n) for s, n in conn.execute(SELECT_STATUS_COUNTS)})
+
+
+SELECT_STATUS_COUNTS = "SELECT status, orders FROM analytics.order_status_counts"

@@ -1,5 +1,6 @@
 """Driving the public API the way a REST client does, and the model of what it should produce."""
 
+import random
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -42,10 +43,12 @@ class Expected:
     customers: dict[str, Counter[str]] = field(default_factory=dict)
     products: dict[str, Counter[str]] = field(default_factory=dict)
     events: list[tuple[str, str]] = field(default_factory=list)
+    status: dict[str, str] = field(default_factory=dict)
 
     def record(self, event_type: str, order: dict[str, Any]) -> None:
         day, currency, total = day_of(order["updated_at"]), order["currency"], order["total_cents"]
         self.events.append((order["id"], event_type))
+        self.status[order["id"]] = order["status"]
         customer = self.customers.setdefault(order["customer_id"], Counter())
         name = event_type.removeprefix("Order").lower()
         self.daily[(day, currency, f"orders_{name}")] += 1
@@ -60,3 +63,26 @@ class Expected:
                 product = self.products.setdefault(item["sku"], Counter())
                 product[f"units_{prefix}"] += item["quantity"]
                 product[f"{prefix}_cents"] += item["quantity"] * item["unit_price_cents"]
+
+
+LIVES: tuple[list[str], ...] = ([], ["pay"], ["pay", "ship"], ["cancel"], ["pay", "cancel"])
+
+
+def post_history(api: httpx.Client, run: str, expected: Expected, orders: int) -> list[str]:
+    """Place `orders` orders and walk each through a random life; return their ids."""
+    rng = random.Random(run)
+    customers = [f"e2e-{run}-c{i}" for i in range(4)]
+    skus = [f"E2E-{run}-S{i}" for i in range(5)]
+    ids = []
+    for _ in range(orders):
+        items = [
+            {"sku": sku, "quantity": rng.randint(1, 5), "unit_price_cents": rng.randint(0, 5000)}
+            for sku in rng.sample(skus, rng.randint(1, 3))
+        ]
+        order = place(api, rng.choice(customers), rng.choice(["EUR", "USD", "JPY"]), items)
+        expected.record("OrderPlaced", order)
+        for action in rng.choice(LIVES):
+            order = act(api, order["id"], action)
+            expected.record(EVENT_OF_ACTION[action], order)
+        ids.append(order["id"])
+    return ids

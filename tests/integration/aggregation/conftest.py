@@ -136,8 +136,9 @@ class Pipeline:
 def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
     settings = get_settings()
     host, port = settings.kafka_bootstrap.rsplit(":", 1)
-    if not port_open(host, int(port)):
-        pytest.skip(f"no Kafka broker at {settings.kafka_bootstrap}: run `make up`")
+    assert port_open(host, int(port)), (
+        f"no Kafka broker at {settings.kafka_bootstrap}: run `make up`"
+    )
     p = Pipeline(tmp_path_factory.mktemp("aggregation"))
     yield p
     delete_topic(p.bootstrap, p.topic)

@@ -1,5 +1,6 @@
 """One local SparkSession for the aggregation unit tests (no Kafka, no UI, 2 shuffle partitions)."""
 
+import logging
 from collections.abc import Iterator
 
 import pytest
@@ -17,3 +18,6 @@ def spark() -> Iterator[SparkSession]:
     session = build_session(settings, "onceflow-aggregation-unit-tests", with_kafka=False)
     yield session
     session.stop()
+    # py4j logs "Closing down clientserver connection" from __del__ at interpreter exit, after
+    # pytest closed the stream it captured: keep that line from becoming a logging error.
+    logging.getLogger("py4j").setLevel(logging.WARNING)
