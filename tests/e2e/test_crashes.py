@@ -1,6 +1,7 @@
-"""Exactly once across crashes: Kafka Connect and the aggregation job are killed with SIGKILL
-(the whole process group, as a power cut would) while orders keep flowing; supervisor restarts
-them, and afterwards every change is on the topic exactly once and counted exactly once."""
+"""Exactly once across crashes: Kafka Connect, the Kafka broker and the aggregation job are
+killed with SIGKILL (the whole process group, as a power cut would) while orders keep flowing;
+supervisor restarts them, and afterwards every change is on the topic exactly once and counted
+exactly once."""
 
 import os
 import signal
@@ -83,7 +84,7 @@ def _wait_orders(writer: Writer, at_least: int) -> None:
     wait_for(lambda: writer.orders() >= at_least, what=f"{at_least} orders posted", timeout=120)
 
 
-def test_killed_connect_and_job_lose_and_duplicate_nothing(
+def test_killed_connect_broker_and_job_lose_and_duplicate_nothing(
     api: httpx.Client, analyst: analytics.Conn, settings: Settings, writer: Writer
 ) -> None:
     analytics.barrier(api, analyst)
@@ -94,6 +95,13 @@ def test_killed_connect_and_job_lose_and_duplicate_nothing(
     old = _kill("connect")
     wait_for(lambda: _restarted("connect", old), what="Connect restarted", timeout=120)
     wait_for(lambda: _connector_running(settings), what="connector running again", timeout=180)
+    _wait_orders(writer, writer.orders() + 10)
+
+    old = _kill("kafka")
+    wait_for(lambda: _restarted("kafka", old), what="Kafka restarted", timeout=120)
+    host, port = settings.kafka_bootstrap.rsplit(":", 1)
+    wait_for(lambda: port_open(host, int(port)), what="Kafka listening", timeout=120)
+    wait_for(lambda: _connector_running(settings), what="connector still running", timeout=180)
     _wait_orders(writer, writer.orders() + 10)
 
     old = _kill("aggregation")
