@@ -69,8 +69,16 @@ def batch_payloads(raw: DataFrame, max_event_bytes: int) -> dict[str, str]:
         events = parse.valid_events(classified)
         lines = copytext.copy_lines
         parts = {
-            "events": lines(transforms.event_rows(events), transforms.EVENT_ROW_COLUMNS),
-            "items": lines(transforms.item_rows(events), transforms.ITEM_ROW_COLUMNS),
+            "events": lines(
+                transforms.event_rows(events),
+                transforms.EVENT_ROW_COLUMNS,
+                verbatim=transforms.EVENT_ROW_VERBATIM,
+            ),
+            "items": lines(
+                transforms.item_rows(events),
+                transforms.ITEM_ROW_COLUMNS,
+                verbatim=transforms.ITEM_ROW_VERBATIM,
+            ),
             "dead": lines(
                 parse.dead_letters(classified), parse.DEAD_LETTER_COLUMNS, ["key", "value"]
             ),

@@ -255,3 +255,23 @@ def test_item_and_name_checks_are_anchored(
     spark: SparkSession, order: dict[str, Any], reason: str
 ) -> None:
     assert errors(spark, [record(event(order=order))]) == [reason]
+
+
+def test_verbatim_columns_skip_escaping_but_keep_nulls(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("a\tb", "x\ty", None)], "s string, v string, n long")
+    lines = copytext.copy_lines(df, ["s", "v", "n"], verbatim=["v", "n"])
+    assert lines.collect()[0]["line"] == "a\\tb\tx\ty\t\\N"
+
+
+def test_event_rows_escape_an_order_id_with_control_characters(spark: SparkSession) -> None:
+    # order.id is only checked against the key, so it is the one field that may need escaping.
+    e = event(order={"id": "o\t1\\x"})
+    events = parse.valid_events(parse.classify(raw(spark, [record(e)]), MAX))
+    lines = copytext.copy_lines(
+        transforms.event_rows(events),
+        transforms.EVENT_ROW_COLUMNS,
+        verbatim=transforms.EVENT_ROW_VERBATIM,
+    ).collect()
+    fields = lines[0]["line"].split("\t")
+    assert len(fields) == len(transforms.EVENT_ROW_COLUMNS)
+    assert fields[transforms.EVENT_ROW_COLUMNS.index("order_id")] == "o\\t1\\\\x"

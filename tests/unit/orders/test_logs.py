@@ -1,0 +1,35 @@
+"""Structured logs: one JSON object per line with the request id and any extra fields."""
+
+import logging
+
+import orjson
+
+from services.orders.entrypoints.logs import JsonFormatter, request_id
+
+
+def _record(**extra: object) -> logging.LogRecord:
+    record = logging.makeLogRecord({"name": "onceflow.access", "levelname": "INFO", **extra})
+    record.msg, record.args = "%s %s %d", ("POST", "/orders", 201)
+    return record
+
+
+def test_a_line_is_json_with_the_request_id_and_extras() -> None:
+    token = request_id.set("req-123")
+    try:
+        line = JsonFormatter().format(_record(route="/orders", status=201))
+    finally:
+        request_id.reset(token)
+    doc = orjson.loads(line)
+    assert doc["msg"] == "POST /orders 201"
+    assert doc["request_id"] == "req-123"
+    assert (doc["level"], doc["logger"], doc["route"], doc["status"]) == (
+        "INFO",
+        "onceflow.access",
+        "/orders",
+        201,
+    )
+    assert "\n" not in line
+
+
+def test_outside_a_request_there_is_no_request_id() -> None:
+    assert "request_id" not in orjson.loads(JsonFormatter().format(_record()))
