@@ -29,6 +29,10 @@ class AggregationSettings(BaseSettings):
     # Backfill: split the topic's partitions into at least this many Spark tasks (3 Kafka
     # partitions on 2 cores would otherwise leave a core idle for a third of every batch).
     agg_backfill_min_partitions: int = 8
+    # A batch's offset range ends at the transaction's commit marker, which a read_committed
+    # fetch never returns: the broker then holds the fetch for this long before the task moves
+    # on (Kafka's default, 500 ms, was most of a small batch's time).
+    agg_kafka_fetch_max_wait_ms: int = 50
     agg_checkpoint_dir: Path = STACK_DIR / "data" / "spark" / "checkpoints" / "aggregation"
     agg_backfill_checkpoint_root: Path = STACK_DIR / "data" / "spark" / "checkpoints" / "backfill"
     # Only used when the checkpoint is new; a restart resumes from the checkpoint's offsets.

@@ -22,6 +22,7 @@ def kafka_options(
         "startingOffsets": "earliest" if backfill else settings.agg_starting_offsets,
         "failOnDataLoss": str(settings.agg_fail_on_data_loss).lower(),
         "maxOffsetsPerTrigger": str(max_offsets),
+        "kafka.fetch.max.wait.ms": str(settings.agg_kafka_fetch_max_wait_ms),
     }
     if backfill:
         options["minPartitions"] = str(settings.agg_backfill_min_partitions)

@@ -1,0 +1,128 @@
+"""End-to-end freshness on the running stack (not a test): API commit -> row in analytics.*.
+
+    .venv/bin/python -m bench.pipeline_bench --rate 200 --seconds 30
+
+Posts orders (2 items, unique keys) through the order API at a steady rate, then finds, for
+each order, the Kafka offset of its OrderPlaced event (read_committed) and the ledger row
+(analytics.applied_batches) of the micro-batch that counted it. Latency = the batch's commit
+(clock_timestamp() in its transaction) - the order's created_at (now() of the API's
+transaction). Both clocks are the same Postgres server's.
+"""
+
+import asyncio
+import bisect
+import re
+import statistics
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+
+import orjson
+import psycopg
+import typer
+
+from services.config import get_settings
+from stack.waiting import wait_for
+from tests.e2e.kafka_reader import read_events
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+async def _connection(
+    port: int, run: str, schedule: Iterator[int], rate: int, start: float, created: dict[str, float]
+) -> None:
+    """One keep-alive HTTP/1.1 connection posting orders when the schedule says so (a raw
+    client: httpx's own per-request cost would cap the rate well below the API's)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    for i in schedule:
+        await asyncio.sleep(max(0.0, start + i / rate - time.monotonic()))
+        body = orjson.dumps(
+            {
+                "customer_id": f"fresh-{run}-{i % 50}",
+                "currency": "EUR",
+                "items": [
+                    {"sku": "SKU-F1", "quantity": 2, "unit_price_cents": 1250},
+                    {"sku": "SKU-F2", "quantity": 1, "unit_price_cents": 99},
+                ],
+            }
+        )
+        head = (
+            f"POST /orders HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Content-Type: application/json\r\nIdempotency-Key: {run}-{i}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
+        writer.write(head.encode() + body)
+        response = await reader.readuntil(b"\r\n\r\n")
+        length = re.search(rb"content-length: (\d+)", response, re.IGNORECASE)
+        payload = await reader.readexactly(int(length[1]) if length else 0)
+        if not response.startswith(b"HTTP/1.1 201"):
+            raise SystemExit(f"order {i}: {response[:12]!r} {payload[:200]!r}")
+        order = orjson.loads(payload)
+        created[order["id"]] = datetime.fromisoformat(order["created_at"]).timestamp()
+    writer.close()
+
+
+async def _post_at_rate(port: int, run: str, rate: int, seconds: int) -> dict[str, float]:
+    """order id -> created_at (epoch seconds), posting `rate` orders/s for `seconds`."""
+    created: dict[str, float] = {}
+    schedule = iter(range(rate * seconds))
+    start = time.monotonic()
+    await asyncio.gather(
+        *(_connection(port, run, schedule, rate, start, created) for _ in range(32))
+    )
+    elapsed = time.monotonic() - start
+    print(f"posted {len(created)} orders in {elapsed:.1f}s = {len(created) / elapsed:.0f}/s")
+    return created
+
+
+@app.command()
+def main(rate: int = 200, seconds: int = 30) -> None:
+    """Freshness p50/p99 at a steady order rate."""
+    settings = get_settings()
+    run = uuid.uuid4().hex[:8]
+    created = asyncio.run(_post_at_rate(settings.api_port, run, rate, seconds))
+    with psycopg.connect(settings.dsn("analyst"), autocommit=True) as conn:
+
+        def counted() -> bool:
+            row = conn.execute(
+                "SELECT coalesce(sum(orders_placed), 0) FROM analytics.customer_sales"
+                " WHERE customer_id LIKE %s",
+                (f"fresh-{run}-%",),
+            ).fetchone()
+            return row is not None and int(row[0]) >= len(created)
+
+        wait_for(counted, what="every order counted", timeout=600)
+        ledger = conn.execute(
+            "SELECT p.key::int, (p.value ->> 'first')::bigint, extract(epoch FROM committed_at)"
+            " FROM analytics.applied_batches, jsonb_each(offsets) p WHERE topic = %s"
+            " ORDER BY 1, 2",
+            (settings.topic,),
+        ).fetchall()
+    events = read_events(
+        settings.kafka_bootstrap,
+        settings.topic,
+        keys=list(created),
+        expected=len(created),
+        timeout=300,
+    )
+    spans: dict[int, tuple[list[int], list[float]]] = {}
+    for part, first, committed in ledger:
+        firsts, commits = spans.setdefault(part, ([], []))
+        firsts.append(first)
+        commits.append(float(committed))
+    latencies = []
+    for e in events:
+        firsts, commits = spans[e.partition]
+        batch = bisect.bisect_right(firsts, e.offset) - 1
+        latencies.append(commits[batch] - created[e.key])
+    latencies.sort()
+    p99 = latencies[int(0.99 * (len(latencies) - 1))]
+    print(
+        f"freshness at {rate} orders/s for {seconds}s ({len(latencies)} orders): "
+        f"p50 {statistics.median(latencies):.2f}s p99 {p99:.2f}s max {latencies[-1]:.2f}s"
+    )
+
+
+if __name__ == "__main__":
+    app()
