@@ -40,9 +40,11 @@ DEAD_LETTER_COLUMNS = ("topic", "kafka_partition", "kafka_offset", "key", "value
 
 
 def _header(name: str) -> Column:
-    """The first header called `name`, as UTF-8 text (null when absent)."""
-    matches = F.filter(F.col("headers"), lambda h: h["key"] == F.lit(name))
-    return F.try_element_at(matches, F.lit(1))["value"].cast("string")
+    """The first header called `name`, as UTF-8 text (null when absent). array_position is
+    code-generated; a filter() lambda would be interpreted row by row."""
+    headers = F.col("headers")
+    position = F.array_position(headers["key"], name)
+    return F.when(position > 0, F.element_at(headers["value"], position.cast("int"))).cast("string")
 
 
 def _timestamp_ok(c: Column) -> Column:

@@ -275,3 +275,11 @@ def test_event_rows_escape_an_order_id_with_control_characters(spark: SparkSessi
     fields = lines[0]["line"].split("\t")
     assert len(fields) == len(transforms.EVENT_ROW_COLUMNS)
     assert fields[transforms.EVENT_ROW_COLUMNS.index("order_id")] == "o\\t1\\\\x"
+
+
+def test_the_first_header_of_a_name_counts(spark: SparkSession) -> None:
+    e = event()
+    first_wins = [("id", e["event_id"].encode()), ("id", b"other")]
+    assert errors(spark, [record(e, headers=first_wins)]) == [None]
+    second = [("id", b"other"), ("id", e["event_id"].encode())]
+    assert errors(spark, [record(e, headers=second)]) == ["header id does not match event_id"]
