@@ -25,10 +25,12 @@ def register(settings: Settings) -> None:
     response = httpx.put(f"{url}/config", json=connector_config(), timeout=60)
     if response.status_code >= 400:
         raise RuntimeError(f"Kafka Connect rejected the connector config: {response.text}")
-    wait_for(lambda: _running(url), what=f"connector {settings.connector_name}", timeout=120)
+    wait_for(lambda: running(settings), what=f"connector {settings.connector_name}", timeout=120)
 
 
-def _running(url: str) -> bool:
+def running(settings: Settings) -> bool:
+    """True when the connector and every one of its tasks are RUNNING."""
+    url = f"{settings.connect_url}/connectors/{settings.connector_name}"
     status = httpx.get(f"{url}/status", timeout=5).json()
     tasks = status.get("tasks", [])
     return bool(

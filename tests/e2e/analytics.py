@@ -67,7 +67,5 @@ def barrier(api: httpx.Client, conn: Conn, *, timeout: float = 120) -> None:
 
 
 def status_counts(conn: Conn) -> Counter[str]:
-    return Counter({s: int(n) for s, n in conn.execute(SELECT_STATUS_COUNTS)})
-
-
-SELECT_STATUS_COUNTS = "SELECT status, orders FROM analytics.order_status_counts"
+    rows = conn.execute("SELECT status, orders FROM analytics.order_status_counts")
+    return Counter({s: int(n) for s, n in rows})

@@ -13,8 +13,7 @@ import httpx
 import pytest
 
 from services.config import Settings
-from services.ops import connect_api
-from stack import supervisor
+from stack import connector, supervisor
 from stack.waiting import port_open, wait_for
 from tests.e2e import analytics, exactly_once
 from tests.e2e.orders import Expected, post_history
@@ -63,16 +62,6 @@ def _restarted(name: str, old_pid: int) -> bool:
     return bool(info["statename"] == "RUNNING" and info["pid"] not in (0, old_pid))
 
 
-def _connector_running(settings: Settings) -> bool:
-    status = connect_api.status(settings=settings)
-    tasks = status["tasks"]
-    return bool(
-        status["connector"]["state"] == "RUNNING"
-        and tasks
-        and all(t["state"] == "RUNNING" for t in tasks)
-    )
-
-
 @pytest.fixture
 def writer(api: httpx.Client) -> Iterator[Writer]:
     w = Writer(str(api.base_url))
@@ -94,14 +83,14 @@ def test_killed_connect_broker_and_job_lose_and_duplicate_nothing(
 
     old = _kill("connect")
     wait_for(lambda: _restarted("connect", old), what="Connect restarted", timeout=120)
-    wait_for(lambda: _connector_running(settings), what="connector running again", timeout=180)
+    wait_for(lambda: connector.running(settings), what="connector running again", timeout=180)
     _wait_orders(writer, writer.orders() + 10)
 
     old = _kill("kafka")
     wait_for(lambda: _restarted("kafka", old), what="Kafka restarted", timeout=120)
     host, port = settings.kafka_bootstrap.rsplit(":", 1)
     wait_for(lambda: port_open(host, int(port)), what="Kafka listening", timeout=120)
-    wait_for(lambda: _connector_running(settings), what="connector still running", timeout=180)
+    wait_for(lambda: connector.running(settings), what="connector still running", timeout=180)
     _wait_orders(writer, writer.orders() + 10)
 
     old = _kill("aggregation")
