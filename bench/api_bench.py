@@ -3,51 +3,36 @@ running the same SQL transaction, on the same machine, in the same run.
 
     .venv/bin/python bench/api_bench.py [--port 8001] [--workers 2] [--seconds 10]
 
-Starts its own API (`python -m services.orders`) on --port, drives it with a lean keep-alive
-asyncio HTTP/1.1 client, reads the server's CPU from /proc, and prints a Markdown table.
+Starts its own API (`python -m services.orders`) on --port, drives it with wrk (keep-alive
+HTTP/1.1 connections, bench/post_orders.lua: a unique Idempotency-Key per request), reads the
+server's CPU from /proc, and prints a Markdown table.
 """
 
 import argparse
-import asyncio
 import os
 import re
-import statistics
+import shutil
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 from services.config import get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PGBENCH = "/usr/lib/postgresql/15/bin/pgbench"
-BODY = (
-    b'{"customer_id":"c-bench","currency":"EUR","items":[{"sku":"SKU-1","quantity":2,'
-    b'"unit_price_cents":1250},{"sku":"SKU-2","quantity":1,"unit_price_cents":99}]}'
-)
 
 
-def request(port: int) -> bytes:
-    head = (
-        f"POST /orders HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-        f"Idempotency-Key: bench-{uuid.uuid4()}\r\nContent-Length: {len(BODY)}\r\n\r\n"
-    )
-    return head.encode() + BODY
-
-
-async def client(port: int, until: float, latencies: list[float], errors: list[int]) -> None:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    while time.perf_counter() < until:
-        started = time.perf_counter()
-        writer.write(request(port))
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = int(re.search(rb"content-length: (\d+)", head, re.IGNORECASE)[1])  # type: ignore[index]
-        await reader.readexactly(length)
-        latencies.append(time.perf_counter() - started)
-        if not head.startswith(b"HTTP/1.1 201"):
-            errors.append(int(head[9:12]))
-    writer.close()
+def ensure_wrk() -> str:
+    """wrk, a lean C load generator like pgbench (Debian's package, installed if absent)."""
+    found = shutil.which("wrk")
+    if found is None:
+        print("installing wrk (apt-get install wrk)", file=sys.stderr)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+        found = shutil.which("wrk")
+    if found is None:
+        raise SystemExit("wrk is not installed and could not be installed: apt-get install wrk")
+    return found
 
 
 def cpu_seconds(root_pid: int) -> float:
@@ -64,21 +49,34 @@ def cpu_seconds(root_pid: int) -> float:
     return total
 
 
-async def level(port: int, concurrency: int, seconds: float, server: int) -> dict[str, float]:
-    latencies: list[float] = []
-    errors: list[int] = []
-    cpu0, t0 = cpu_seconds(server), time.perf_counter()
-    until = t0 + seconds
-    await asyncio.gather(*(client(port, until, latencies, errors) for _ in range(concurrency)))
-    elapsed = time.perf_counter() - t0
-    q = statistics.quantiles(latencies, n=100)
+def level(wrk: str, port: int, concurrency: int, seconds: float, server: int) -> dict[str, float]:
+    """One wrk run at `concurrency` keep-alive connections; throughput, latency, server CPU."""
+    cpu0 = cpu_seconds(server)
+    out = subprocess.run(
+        [
+            wrk,
+            f"-t{min(concurrency, 2)}",
+            f"-c{concurrency}",
+            f"-d{seconds}s",
+            "-s",
+            str(ROOT / "bench/post_orders.lua"),
+            f"http://127.0.0.1:{port}",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found = re.search(r"RESULT (.*)", out)
+    if found is None:
+        raise SystemExit(f"wrk printed no RESULT line: {out[-300:]}")
+    r = {k: float(v) for k, v in (kv.split("=") for kv in found[1].split())}
     return {
         "c": concurrency,
-        "rps": len(latencies) / elapsed,
-        "p50": q[49] * 1000,
-        "p99": q[98] * 1000,
-        "cpu": (cpu_seconds(server) - cpu0) / elapsed * 100,
-        "errors": len(errors),
+        "rps": r["requests"] / r["seconds"],
+        "p50": r["p50"],
+        "p99": r["p99"],
+        "cpu": (cpu_seconds(server) - cpu0) / r["seconds"] * 100,
+        "errors": r["non2xx"] + r["errors"],
     }
 
 
@@ -154,6 +152,7 @@ def main() -> None:
     parser.add_argument("--levels", default="1,2,4,8,16,32,64")
     parser.add_argument("--database", default="shop_api_bench")
     args = parser.parse_args()
+    wrk = ensure_wrk()
     env = {
         **prepare(args.database),
         "ONCEFLOW_API_PORT": str(args.port),
@@ -164,9 +163,9 @@ def main() -> None:
     server = subprocess.Popen([sys.executable, "-m", "services.orders"], env=env, cwd=ROOT)
     try:
         wait_ready(args.port, server)
-        asyncio.run(level(args.port, 4, 2, server.pid))  # warm-up
+        level(wrk, args.port, 4, 2, server.pid)  # warm-up
         levels = [int(c) for c in args.levels.split(",")]
-        rows = [asyncio.run(level(args.port, c, args.seconds, server.pid)) for c in levels]
+        rows = [level(wrk, args.port, c, args.seconds, server.pid) for c in levels]
     finally:
         server.terminate()
         server.wait(timeout=15)

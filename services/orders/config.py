@@ -27,6 +27,8 @@ class ApiSettings(BaseSettings):
     api_idempotency_wait_ms: int = Field(default=50, ge=1, le=10_000)
     api_log_level: str = "INFO"
     api_access_log: bool = True
+    # FastAPI's native OpenTelemetry; off, it costs nothing per request (metrics are Prometheus).
+    api_otel: bool = False
 
     @field_validator("api_currencies", mode="before")
     @classmethod

@@ -34,7 +34,11 @@ def create_app(settings: Settings | None = None, api: ApiSettings | None = None)
             await pool.close()
 
     app = FastAPI(
-        title="Onceflow order API", version="1.0.0", description=DESCRIPTION, lifespan=lifespan
+        title="Onceflow order API",
+        version="1.0.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        telemetry={"tracing": api.api_otel, "metrics": api.api_otel, "logs": api.api_otel},
     )
     app.state.pool = pool
     app.state.api = api

@@ -1,6 +1,7 @@
 """Annotated dependencies of the routes: pool, unit of work, Idempotency-Key, traceparent."""
 
 import re
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import orjson
@@ -16,22 +17,32 @@ KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
 _KEY = re.compile(KEY_PATTERN)
 
 
-def get_pool(request: Request) -> Pool:
+# Every dependency is `async def`: FastAPI runs plain `def` dependencies in a thread pool, a
+# hop that cost more than the rest of the dependency on the hot path.
+
+
+async def get_pool(request: Request) -> Pool:
     """The connection pool opened by the app's lifespan."""
     pool: Pool = request.app.state.pool
     return pool
 
 
-def get_api_settings(request: Request) -> ApiSettings:
-    """The settings the app was built with."""
+@dataclass(frozen=True)
+class WriteContext:
+    """What every write endpoint needs: a unit of work, the client's key and the trace."""
+
+    uow: UnitOfWork
+    key: str
+    traceparent: str
+
+
+async def write_context(request: Request) -> WriteContext:
+    """One dependency for the write path (each FastAPI dependency has a per-request cost)."""
     api: ApiSettings = request.app.state.api
-    return api
-
-
-def get_uow(request: Request) -> UnitOfWork:
-    """A fresh unit of work on the app's pool."""
-    return PsycopgUnitOfWork(
-        get_pool(request), wait_ms=get_api_settings(request).api_idempotency_wait_ms
+    return WriteContext(
+        uow=PsycopgUnitOfWork(request.app.state.pool, wait_ms=api.api_idempotency_wait_ms),
+        key=idempotency_key(request),
+        traceparent=traceparent_for(request.headers.get("traceparent")),
     )
 
 
@@ -49,11 +60,6 @@ def idempotency_key(request: Request) -> str:
     return key
 
 
-def traceparent(request: Request) -> str:
-    """The request's W3C traceparent, or a newly started trace."""
-    return traceparent_for(request.headers.get("traceparent"))
-
-
 async def empty_body(request: Request) -> None:
     """Transitions take no body: accept nothing (or `{}`), reject anything else."""
     raw = await request.body()
@@ -68,9 +74,7 @@ async def empty_body(request: Request) -> None:
 
 
 PoolDep = Annotated[Pool, Depends(get_pool)]
-UoW = Annotated[UnitOfWork, Depends(get_uow)]
-IdempotencyKey = Annotated[str, Depends(idempotency_key)]
-Traceparent = Annotated[str, Depends(traceparent)]
+Write = Annotated[WriteContext, Depends(write_context)]
 NoBody = Depends(empty_body)
 
 KEY_PARAMETER: dict[str, Any] = {

@@ -30,12 +30,17 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure(level: str) -> None:
-    """Send every log record (uvicorn's included) to stderr as JSON."""
+    """Send every log record (uvicorn's included, but its access log) to stderr as JSON."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+    for name in ("uvicorn", "uvicorn.error"):
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
+    # The access log is the middleware's `onceflow.access` (route, status, duration); uvicorn's
+    # own would log every request a second time.
+    uvicorn_access = logging.getLogger("uvicorn.access")
+    uvicorn_access.handlers[:] = []
+    uvicorn_access.propagate = False

@@ -19,7 +19,8 @@ def valid(header: str) -> bool:
 
 def new_traceparent() -> str:
     """A fresh, sampled traceparent (version 00)."""
-    return f"00-{os.urandom(16).hex()}-{os.urandom(8).hex()}-01"
+    ids = os.urandom(24).hex()
+    return f"00-{ids[:32]}-{ids[32:]}-01"
 
 
 def traceparent_for(header: str | None) -> str:

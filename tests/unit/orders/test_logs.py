@@ -4,7 +4,7 @@ import logging
 
 import orjson
 
-from services.orders.entrypoints.logs import JsonFormatter, request_id
+from services.orders.entrypoints.logs import JsonFormatter, configure, request_id
 
 
 def _record(**extra: object) -> logging.LogRecord:
@@ -33,3 +33,17 @@ def test_a_line_is_json_with_the_request_id_and_extras() -> None:
 
 def test_outside_a_request_there_is_no_request_id() -> None:
     assert "request_id" not in orjson.loads(JsonFormatter().format(_record()))
+
+
+def test_uvicorn_does_not_log_each_request_a_second_time() -> None:
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        configure("INFO")
+        # uvicorn writes its access line only when this logger has handlers (its own or
+        # inherited); the middleware's onceflow.access line is the one access log.
+        assert not logging.getLogger("uvicorn.access").hasHandlers()
+        assert logging.getLogger("uvicorn.error").hasHandlers()
+        assert logging.getLogger("onceflow.access").hasHandlers()
+    finally:
+        root.handlers[:], root.level = saved[0], saved[1]

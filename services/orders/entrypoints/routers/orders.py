@@ -8,12 +8,7 @@ from fastapi import APIRouter, Query, Response
 from services.orders.domain.order import LineItem
 from services.orders.domain.status import OrderStatus
 from services.orders.entrypoints import metrics, writes
-from services.orders.entrypoints.dependencies import (
-    IdempotencyKey,
-    PoolDep,
-    Traceparent,
-    UoW,
-)
+from services.orders.entrypoints.dependencies import PoolDep, Write
 from services.orders.entrypoints.problems import problem_response, problem_responses
 from services.orders.entrypoints.schemas import IDENTIFIER_PATTERN, OrderIn, OrderOut, OrderPage
 from services.orders.service_layer import services, views
@@ -36,17 +31,15 @@ router = APIRouter(prefix="/orders", tags=["orders"])
     },
     openapi_extra=writes.HEADERS,
 )
-async def place_order(
-    order: OrderIn, uow: UoW, key: IdempotencyKey, trace: Traceparent
-) -> Response:
+async def place_order(order: OrderIn, write: Write) -> Response:
     """Place an order; exactly once per Idempotency-Key."""
     outcome = await services.place_order(
-        uow=uow,
-        key=key,
+        uow=write.uow,
+        key=write.key,
         customer_id=order.customer_id,
         currency=order.currency,
         items=tuple(LineItem(i.sku, i.quantity, i.unit_price_cents) for i in order.items),
-        traceparent=trace,
+        traceparent=write.traceparent,
     )
     if outcome.kind == "created":
         metrics.ORDERS_CREATED.inc()

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Response
 
 from services.orders.domain.status import Action
 from services.orders.entrypoints import metrics, writes
-from services.orders.entrypoints.dependencies import IdempotencyKey, NoBody, Traceparent, UoW
+from services.orders.entrypoints.dependencies import NoBody, Write
 from services.orders.entrypoints.problems import problem_responses
 from services.orders.entrypoints.schemas import OrderOut
 from services.orders.service_layer import services
@@ -17,11 +17,13 @@ router = APIRouter(prefix="/orders", tags=["orders"])
 def _add_transition(action: Action) -> None:
     scope = services.transition_scope(action)
 
-    async def transition(
-        order_id: UUID, uow: UoW, key: IdempotencyKey, trace: Traceparent
-    ) -> Response:
+    async def transition(order_id: UUID, write: Write) -> Response:
         outcome = await services.transition_order(
-            uow=uow, key=key, order_id=order_id, action=action, traceparent=trace
+            uow=write.uow,
+            key=write.key,
+            order_id=order_id,
+            action=action,
+            traceparent=write.traceparent,
         )
         if outcome.kind == "rejected":
             metrics.TRANSITIONS_REJECTED.labels(action.value).inc()
@@ -46,10 +48,6 @@ def _add_transition(action: Action) -> None:
         },
         openapi_extra=writes.HEADERS,
     )
-
-
-for _action in Action:
-    _add_transition(_action)
 
 
 for _action in Action:
