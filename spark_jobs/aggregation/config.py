@@ -55,6 +55,10 @@ class AggregationSettings(BaseSettings):
     # Postgres connections the job may hold at once (micro-batches are applied one at a time).
     agg_pg_max_connections: int = 2
     agg_pg_statement_timeout_ms: int = 120_000
+    # Session memory of the job's connections: a backfill batch stages ~100 MB in temp tables
+    # and sorts them; at Postgres' defaults (8 MB, 4 MB) both spill to disk.
+    agg_pg_temp_buffers: str = "256MB"
+    agg_pg_work_mem: str = "64MB"
 
     # TEST ONLY: kill the driver (os._exit) at a point of the sink to prove crash safety.
     # crash_after_commit: after the Postgres commit, before Spark commits the batch.

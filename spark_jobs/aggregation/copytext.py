@@ -5,7 +5,7 @@ are rendered as COPY text lines by Spark and concatenated per table, so the driv
 handful of strings instead of millions of Python Row objects.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
@@ -32,14 +32,9 @@ def verbatim_field(c: Column) -> Column:
     return F.coalesce(c.cast("string"), F.lit(NULL))
 
 
-def copy_lines(
-    df: DataFrame,
-    columns: Sequence[str],
-    bytea: Sequence[str] = (),
-    verbatim: Sequence[str] = (),
-) -> DataFrame:
-    """One `line` column: the row's fields, tab-separated, in `columns` order. `verbatim`
-    columns skip escaping (four string replaces per field are most of the rendering cost)."""
+def line(columns: Sequence[str], bytea: Sequence[str] = (), verbatim: Sequence[str] = ()) -> Column:
+    """The row's fields, tab-separated, in `columns` order. `verbatim` columns skip escaping
+    (four string replaces per field are most of the rendering cost)."""
 
     def field(name: str) -> Column:
         if name in bytea:
@@ -48,23 +43,30 @@ def copy_lines(
             return verbatim_field(F.col(name))
         return text_field(F.col(name))
 
-    return df.select(F.concat_ws("\t", *[field(c) for c in columns]).alias("line"))
+    return F.concat_ws("\t", *[field(c) for c in columns])
 
 
-def bundle(parts: Mapping[str, DataFrame]) -> DataFrame:
-    """(kind, payload, rows): each part's lines joined by newlines, one row per non-empty kind
-    and input partition (grouping by the partition id keeps the concatenation parallel and
-    lets the map side collapse each partition into one row before the shuffle)."""
-    tagged = [
-        lines.select(F.lit(kind).alias("kind"), F.spark_partition_id().alias("part"), "line")
-        for kind, lines in parts.items()
-    ]
-    union = tagged[0]
-    for frame in tagged[1:]:
-        union = union.unionByName(frame)
-    return union.groupBy("kind", "part").agg(
-        F.concat_ws("\n", F.collect_list("line")).alias("payload"),
-        F.count(F.lit(1)).alias("rows"),
+def copy_lines(
+    df: DataFrame,
+    columns: Sequence[str],
+    bytea: Sequence[str] = (),
+    verbatim: Sequence[str] = (),
+) -> DataFrame:
+    """One `line` column: the row's COPY text line (see `line`)."""
+    return df.select(line(columns, bytea, verbatim).alias("line"))
+
+
+def bundle(lines: DataFrame) -> DataFrame:
+    """(kind, payload, rows) from (kind, line) rows: each kind's lines joined by newlines, one
+    row per kind and input partition (grouping by the partition id keeps the concatenation
+    parallel and lets the map side collapse each partition into one row before the shuffle)."""
+    return (
+        lines.select("kind", F.spark_partition_id().alias("part"), "line")
+        .groupBy("kind", "part")
+        .agg(
+            F.concat_ws("\n", F.collect_list("line")).alias("payload"),
+            F.count(F.lit(1)).alias("rows"),
+        )
     )
 
 

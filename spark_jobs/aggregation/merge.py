@@ -1,8 +1,8 @@
 """Apply one staged micro-batch to analytics.* inside the caller's transaction (set-based SQL).
 
-Staging (COPY into temp tables): t_events (one row per valid record, transforms.event_rows),
-t_items (items of OrderPlaced/OrderCancelled records, transforms.item_rows), t_dead (dead
-letters). Then:
+Staging (COPY into temp tables): t_events (one row per valid record, transforms.event_rows,
+with the items of OrderPlaced/OrderCancelled records as a jsonb array), t_dead (dead letters).
+Then:
 1. t_new = the first record of each event id in the batch, minus the ids already in
    analytics.applied_events (counted by an earlier batch). Those ids are recorded.
 2. Every table gets the per-key aggregate of t_new, added with INSERT ... SELECT ... GROUP BY
@@ -26,18 +26,15 @@ Cursor = psycopg.Cursor[Any]
 TEMP_TABLES = (
     "CREATE TEMP TABLE IF NOT EXISTS t_events (kafka_partition integer, kafka_offset bigint,"
     " event_id uuid, event_type text, occurred_at timestamptz, day date, order_id text,"
-    " customer_id text, currency text, status text, status_rank smallint, total_cents bigint)"
-    " ON COMMIT DELETE ROWS",
+    " customer_id text, currency text, status text, status_rank smallint, total_cents bigint,"
+    " items jsonb) ON COMMIT DELETE ROWS",
     "CREATE TEMP TABLE IF NOT EXISTS t_new (LIKE t_events) ON COMMIT DELETE ROWS",
-    "CREATE TEMP TABLE IF NOT EXISTS t_items (kafka_partition integer, kafka_offset bigint,"
-    " sku text, quantity bigint, unit_price_cents bigint) ON COMMIT DELETE ROWS",
     "CREATE TEMP TABLE IF NOT EXISTS t_dead (topic text, kafka_partition integer,"
     " kafka_offset bigint, key bytea, value bytea, error text) ON COMMIT DELETE ROWS",
 )
 
 COPY_INTO = {
     "events": f"COPY t_events ({', '.join(transforms.EVENT_ROW_COLUMNS)}) FROM STDIN",
-    "items": f"COPY t_items ({', '.join(transforms.ITEM_ROW_COLUMNS)}) FROM STDIN",
     "dead": f"COPY t_dead ({', '.join(parse.DEAD_LETTER_COLUMNS)}) FROM STDIN",
 }
 
@@ -103,7 +100,9 @@ UPSERTS = (
         coalesce(sum(i.quantity) FILTER (WHERE n.event_type = 'OrderCancelled'), 0),
         coalesce(sum(i.quantity * i.unit_price_cents)
                  FILTER (WHERE n.event_type = 'OrderCancelled'), 0)
-    FROM t_new n JOIN t_items i USING (kafka_partition, kafka_offset)
+    FROM t_new n,
+        jsonb_to_recordset(n.items) AS i(sku text, quantity bigint, unit_price_cents bigint)
+    WHERE n.event_type IN ('OrderPlaced', 'OrderCancelled')
     GROUP BY i.sku
     ON CONFLICT (sku) DO UPDATE SET
         units_placed    = p.units_placed    + EXCLUDED.units_placed,
@@ -178,14 +177,11 @@ def merge(cur: Cursor, stream: str, after_first_upsert: Callable[[], None] | Non
     cur.execute("SELECT count(*) FROM t_events")
     valid_row = cur.fetchone()
     valid = int(valid_row[0]) if valid_row else 0
-    if valid > 5_000:
-        cur.execute("ANALYZE t_events")
     for statement in NEW_EVENTS:
         cur.execute(statement)
     events_new = cur.rowcount
     if events_new > 5_000:
         cur.execute("ANALYZE t_new")
-        cur.execute("ANALYZE t_items")
     for i, statement in enumerate(UPSERTS):
         if events_new:
             cur.execute(statement)

@@ -199,11 +199,12 @@ def classify(raw: DataFrame, max_event_bytes: int) -> DataFrame:
     )
 
 
-def valid_events(classified: DataFrame) -> DataFrame:
-    """Typed events (EVENT_COLUMNS) of the records that passed every check."""
+def annotated(classified: DataFrame) -> DataFrame:
+    """Every record with its typed event columns (EVENT_COLUMNS; meaningful only where `error`
+    is null), its raw key and value, and `error`: one pass serves both outputs."""
     ev = F.col("ev")
     occurred_at = F.try_to_timestamp(ev["occurred_at"])
-    return classified.where(F.col("error").isNull()).select(
+    return classified.select(
         "topic",
         "kafka_partition",
         "kafka_offset",
@@ -217,7 +218,15 @@ def valid_events(classified: DataFrame) -> DataFrame:
         ev["order"]["status"].alias("status"),
         ev["order"]["total_cents"].alias("total_cents"),
         ev["order"]["items"].alias("items"),
+        "key",
+        "value",
+        "error",
     )
+
+
+def valid_events(classified: DataFrame) -> DataFrame:
+    """Typed events (EVENT_COLUMNS) of the records that passed every check."""
+    return annotated(classified).where(F.col("error").isNull()).select(*EVENT_COLUMNS)
 
 
 def dead_letters(classified: DataFrame) -> DataFrame:

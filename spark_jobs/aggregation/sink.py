@@ -3,8 +3,9 @@
 Per micro-batch:
 1. Skip it if the ledger (analytics.applied_batches) already holds (query id, batch id): after
    a crash Spark re-runs the last planned batch, which may already be committed in Postgres.
-2. Spark parses and validates the records and renders, in ONE Spark job, COPY payloads: one
-   row per valid record, one per counted item, one per dead letter (copytext.py).
+2. Spark parses and validates the records and renders, in ONE Spark job and one pass, COPY
+   payloads: one line per valid record (its counted items as JSON), one per dead letter
+   (copytext.py).
 3. ONE Postgres transaction, serialised by an advisory lock (so two writers can neither
    deadlock nor double count): re-check the ledger, COPY the payloads into temp tables, fold
    them into analytics.* with set-based upserts (merge.py: drops event ids counted before,
@@ -24,8 +25,8 @@ from typing import Any
 
 import psycopg
 from psycopg_pool import ConnectionPool
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
 from spark_jobs.aggregation import copytext, merge, parse, transforms
 from spark_jobs.aggregation.config import AggregationSettings
@@ -61,31 +62,21 @@ class BatchResult:
 
 
 def batch_payloads(raw: DataFrame, max_event_bytes: int) -> dict[str, str]:
-    """Run ONE Spark job over a batch of raw Kafka rows; kind -> COPY text (events, items,
-    dead). Kinds without rows are absent."""
-    # Parsed once and cached: the three outputs would otherwise each re-read Kafka and re-parse.
-    classified = parse.classify(raw, max_event_bytes).persist(StorageLevel.MEMORY_AND_DISK)
-    try:
-        events = parse.valid_events(classified)
-        lines = copytext.copy_lines
-        parts = {
-            "events": lines(
-                transforms.event_rows(events),
-                transforms.EVENT_ROW_COLUMNS,
-                verbatim=transforms.EVENT_ROW_VERBATIM,
-            ),
-            "items": lines(
-                transforms.item_rows(events),
-                transforms.ITEM_ROW_COLUMNS,
-                verbatim=transforms.ITEM_ROW_VERBATIM,
-            ),
-            "dead": lines(
-                parse.dead_letters(classified), parse.DEAD_LETTER_COLUMNS, ["key", "value"]
-            ),
-        }
-        return copytext.payloads(copytext.bundle(parts))
-    finally:
-        classified.unpersist()
+    """Run ONE Spark job over a batch of raw Kafka rows; kind -> COPY text (events, dead).
+    Kinds without rows are absent."""
+    # One pass: each record renders either its event line or its dead-letter line, so the
+    # parsed batch is neither cached nor read twice.
+    rows = transforms.event_rows(
+        parse.annotated(parse.classify(raw, max_event_bytes)), "topic", "key", "value", "error"
+    )
+    valid = F.col("error").isNull()
+    event_line = copytext.line(transforms.EVENT_ROW_COLUMNS, verbatim=transforms.EVENT_ROW_VERBATIM)
+    dead_line = copytext.line(parse.DEAD_LETTER_COLUMNS, bytea=["key", "value"])
+    lines = rows.select(
+        F.when(valid, F.lit("events")).otherwise(F.lit("dead")).alias("kind"),
+        F.when(valid, event_line).otherwise(dead_line).alias("line"),
+    )
+    return copytext.payloads(copytext.bundle(lines))
 
 
 def query_id_of(checkpoint: Path) -> str:
@@ -123,7 +114,8 @@ class PostgresSink:
             max_size=settings.agg_pg_max_connections,
             kwargs={
                 "options": f"-c statement_timeout={settings.agg_pg_statement_timeout_ms}"
-                " -c TimeZone=UTC",
+                f" -c temp_buffers={settings.agg_pg_temp_buffers}"
+                f" -c work_mem={settings.agg_pg_work_mem} -c TimeZone=UTC",
                 "application_name": "onceflow-aggregation",
             },
             name="aggregation",

@@ -26,13 +26,12 @@ EVENT_ROW_COLUMNS = (
     "status",
     "status_rank",
     "total_cents",
+    "items",
 )
-ITEM_ROW_COLUMNS = ("kafka_partition", "kafka_offset", "sku", "quantity", "unit_price_cents")
 # Columns that parse.py has validated to be numbers, UUIDs, enums, timestamps or identifiers of
-# [A-Za-z0-9._:-]: their COPY text needs no escaping. order_id is only checked to equal the key,
-# so it may hold anything and stays escaped.
+# [A-Za-z0-9._:-] (items: JSON of such values): their COPY text needs no escaping. order_id is
+# only checked to equal the key, so it may hold anything and stays escaped.
 EVENT_ROW_VERBATIM = tuple(c for c in EVENT_ROW_COLUMNS if c != "order_id")
-ITEM_ROW_VERBATIM = ITEM_ROW_COLUMNS
 
 
 def status_rank(status: Column) -> Column:
@@ -41,25 +40,19 @@ def status_rank(status: Column) -> Column:
     return rank[status].cast("short")
 
 
-def event_rows(events: DataFrame) -> DataFrame:
-    """One row per valid record (EVENT_ROW_COLUMNS): the event without its items."""
+def counted_items(event_type: Column, items: Column) -> Column:
+    """The items as a JSON array for OrderPlaced and OrderCancelled (the only events
+    product_sales counts), null for the others."""
+    return F.when(event_type.isin(S.PLACED, S.CANCELLED), F.to_json(items))
+
+
+def event_rows(events: DataFrame, *keep: str) -> DataFrame:
+    """One row per record (EVENT_ROW_COLUMNS, then the `keep` columns): the event, with its
+    counted items as JSON that Postgres expands (cheaper than one Spark row per item)."""
+    computed = {
+        "status_rank": status_rank(F.col("status")),
+        "items": counted_items(F.col("event_type"), F.col("items")),
+    }
     return events.select(
-        *[c for c in EVENT_ROW_COLUMNS if c != "status_rank"],
-        status_rank(F.col("status")).alias("status_rank"),
-    ).select(*EVENT_ROW_COLUMNS)
-
-
-def item_rows(events: DataFrame) -> DataFrame:
-    """One row per item of OrderPlaced and OrderCancelled records (the only ones product_sales
-    counts), keyed by the record's Kafka position."""
-    return (
-        events.where(F.col("event_type").isin(S.PLACED, S.CANCELLED))
-        .select("kafka_partition", "kafka_offset", F.explode("items").alias("item"))
-        .select(
-            "kafka_partition",
-            "kafka_offset",
-            F.col("item.sku").alias("sku"),
-            F.col("item.quantity").alias("quantity"),
-            F.col("item.unit_price_cents").alias("unit_price_cents"),
-        )
+        *[computed[c].alias(c) if c in computed else F.col(c) for c in EVENT_ROW_COLUMNS], *keep
     )
