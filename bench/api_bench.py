@@ -57,7 +57,7 @@ def level(wrk: str, port: int, concurrency: int, seconds: float, server: int) ->
             wrk,
             f"-t{min(concurrency, 2)}",
             f"-c{concurrency}",
-            f"-d{seconds}s",
+            f"-d{seconds:g}s",
             "-s",
             str(ROOT / "bench/post_orders.lua"),
             f"http://127.0.0.1:{port}",
@@ -176,7 +176,7 @@ def main() -> None:
     for r in rows:
         print(
             f"| {r['c']} | {r['rps']:.0f} | {r['p50']:.1f} | {r['p99']:.1f} | {r['cpu']:.0f} "
-            f"| {r['errors']} | {pg[int(r['c'])]:.0f} |"
+            f"| {r['errors']:.0f} | {pg[int(r['c'])]:.0f} |"
         )
     best = max(rows, key=lambda r: r["rps"])
     top = max(v for v in pg.values() if v == v)
