@@ -46,16 +46,6 @@ def line(columns: Sequence[str], bytea: Sequence[str] = (), verbatim: Sequence[s
     return F.concat_ws("\t", *[field(c) for c in columns])
 
 
-def copy_lines(
-    df: DataFrame,
-    columns: Sequence[str],
-    bytea: Sequence[str] = (),
-    verbatim: Sequence[str] = (),
-) -> DataFrame:
-    """One `line` column: the row's COPY text line (see `line`)."""
-    return df.select(line(columns, bytea, verbatim).alias("line"))
-
-
 def bundle(lines: DataFrame) -> DataFrame:
     """(kind, payload, rows) from (kind, line) rows: each kind's lines joined by newlines, one
     row per kind and input partition (grouping by the partition id keeps the concatenation

@@ -101,8 +101,8 @@ UPSERTS = (
         coalesce(sum(i.quantity * i.unit_price_cents)
                  FILTER (WHERE n.event_type = 'OrderCancelled'), 0)
     FROM t_new n,
+        -- items is null except on the events product_sales counts (transforms.counted_items)
         jsonb_to_recordset(n.items) AS i(sku text, quantity bigint, unit_price_cents bigint)
-    WHERE n.event_type IN ('OrderPlaced', 'OrderCancelled')
     GROUP BY i.sku
     ON CONFLICT (sku) DO UPDATE SET
         units_placed    = p.units_placed    + EXCLUDED.units_placed,

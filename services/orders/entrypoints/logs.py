@@ -36,11 +36,8 @@ def configure(level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for name in ("uvicorn", "uvicorn.error"):
-        logging.getLogger(name).handlers[:] = []
-        logging.getLogger(name).propagate = True
     # The access log is the middleware's `onceflow.access` (route, status, duration); uvicorn's
-    # own would log every request a second time.
-    uvicorn_access = logging.getLogger("uvicorn.access")
-    uvicorn_access.handlers[:] = []
-    uvicorn_access.propagate = False
+    # own would log every request a second time, so it alone does not reach the root handler.
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logging.getLogger(name).handlers[:] = []
+        logging.getLogger(name).propagate = name != "uvicorn.access"

@@ -211,7 +211,7 @@ def test_event_rows_carry_the_counted_items(spark: SparkSession) -> None:
 
 def test_copy_text_escapes_and_bundles(spark: SparkSession) -> None:
     df = spark.createDataFrame([("a\tb\\c\nd", None, b"\x00\xff")], "s string, n long, b binary")
-    lines = copytext.copy_lines(df, ["s", "n", "b"], bytea=["b"])
+    lines = df.select(copytext.line(["s", "n", "b"], bytea=["b"]).alias("line"))
     assert lines.collect()[0]["line"] == "a\\tb\\\\c\\nd\t\\N\t\\\\x00ff"
     (row,) = copytext.bundle(lines.select(F.lit("x").alias("kind"), "line")).collect()
     assert (row["kind"], row["rows"]) == ("x", 1)
@@ -258,7 +258,7 @@ def test_item_and_name_checks_are_anchored(
 
 def test_verbatim_columns_skip_escaping_but_keep_nulls(spark: SparkSession) -> None:
     df = spark.createDataFrame([("a\tb", "x\ty", None)], "s string, v string, n long")
-    lines = copytext.copy_lines(df, ["s", "v", "n"], verbatim=["v", "n"])
+    lines = df.select(copytext.line(["s", "v", "n"], verbatim=["v", "n"]).alias("line"))
     assert lines.collect()[0]["line"] == "a\\tb\tx\ty\t\\N"
 
 
@@ -266,11 +266,8 @@ def test_event_rows_escape_an_order_id_with_control_characters(spark: SparkSessi
     # order.id is only checked against the key, so it is the one field that may need escaping.
     e = event(order={"id": "o\t1\\x"})
     events = parse.valid_events(parse.classify(raw(spark, [record(e)]), MAX))
-    lines = copytext.copy_lines(
-        transforms.event_rows(events),
-        transforms.EVENT_ROW_COLUMNS,
-        verbatim=transforms.EVENT_ROW_VERBATIM,
-    ).collect()
+    line = copytext.line(transforms.EVENT_ROW_COLUMNS, verbatim=transforms.EVENT_ROW_VERBATIM)
+    lines = transforms.event_rows(events).select(line.alias("line")).collect()
     fields = lines[0]["line"].split("\t")
     assert len(fields) == len(transforms.EVENT_ROW_COLUMNS)
     assert fields[transforms.EVENT_ROW_COLUMNS.index("order_id")] == "o\\t1\\\\x"
