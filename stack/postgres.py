@@ -3,7 +3,9 @@
 import getpass
 import os
 import shutil
+import stat
 import subprocess
+from pathlib import Path
 
 import psycopg
 from psycopg import sql
@@ -40,6 +42,24 @@ def server_command(settings: Settings) -> str:
     return f"{paths.PG_BIN / 'postgres'} -D {paths.PG_DATA} {flags}"
 
 
+def can_traverse(user: str, folder: Path) -> bool:
+    """True when `user` may pass through `folder` (permissions, groups and ACLs as the kernel
+    sees them)."""
+    return subprocess.run(["runuser", "-u", user, "--", "test", "-x", str(folder)]).returncode == 0
+
+
+def grant_traverse(user: str, folder: Path) -> list[Path]:
+    """Let `user` reach `folder`: add search permission for others (o+x: pass through, not
+    list) to each ancestor it cannot pass; return those. A checkout in a private directory
+    (e.g. `mktemp -d`, mode 0700) would otherwise hide the cluster from the postgres user."""
+    granted = []
+    for ancestor in [*reversed(folder.parents), folder]:
+        if not can_traverse(user, ancestor):
+            ancestor.chmod(ancestor.stat().st_mode | stat.S_IXOTH)
+            granted.append(ancestor)
+    return granted
+
+
 def init_cluster() -> bool:
     """Run initdb once; return True when a new cluster was created."""
     if (paths.PG_DATA / "PG_VERSION").exists():
@@ -48,6 +68,9 @@ def init_cluster() -> bool:
     for folder in (paths.PG_DATA, paths.PG_SOCKET_DIR):
         folder.mkdir(parents=True, exist_ok=True)
         shutil.chown(folder, user=user)
+        if os.geteuid() == 0:
+            for granted in grant_traverse(user, folder.parent):
+                print(f"make up: let {user} pass through {granted} (o+x) to reach its cluster")
     paths.PG_DATA.chmod(0o700)
     subprocess.run(
         _as_pg_user(
