@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from services.config import get_settings
+from onceflow.settings import get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PGBENCH = "/usr/lib/postgresql/15/bin/pgbench"
@@ -83,11 +83,11 @@ def level(wrk: str, port: int, concurrency: int, seconds: float, server: int) ->
 def prepare(database: str) -> dict[str, str]:
     """Create and migrate a scratch database, so the run never floods the real pipeline."""
     env = {**os.environ, "ONCEFLOW_PG_DATABASE": database}
-    make = "from services.config import get_settings as g; from stack import postgres; "
+    make = "from onceflow.settings import get_settings as g; from stack import postgres; "
     make += "postgres.ensure_roles_and_database(g())"
     subprocess.run([sys.executable, "-c", make], env=env, check=True, cwd=ROOT)
     alembic = [str(Path(sys.executable).with_name("alembic")), "-c", "migrations/alembic.ini"]
-    subprocess.run([*alembic, "upgrade", "0001_orders"], env=env, check=True, cwd=ROOT)
+    subprocess.run([*alembic, "upgrade", "head"], env=env, check=True, cwd=ROOT)
     return env
 
 

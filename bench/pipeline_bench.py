@@ -22,7 +22,7 @@ import orjson
 import psycopg
 import typer
 
-from services.config import get_settings
+from onceflow.settings import get_settings
 from stack.waiting import wait_for
 from tests.e2e.kafka_reader import read_events
 

@@ -7,8 +7,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from services.config import get_settings
-from stack import connector, jvm, paths, postgres, preflight, supervisor, topics
+from onceflow import paths
+from onceflow.settings import get_settings
+from stack import connector, jvm, postgres, preflight, supervisor, topics
 from stack.components import Component, components
 from stack.waiting import NotReadyError, wait_for
 

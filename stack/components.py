@@ -5,8 +5,9 @@ from dataclasses import dataclass
 
 import httpx
 
-from services.config import Settings
-from stack import jvm, paths, postgres
+from onceflow import paths
+from onceflow.settings import Settings
+from stack import jvm, postgres
 from stack.waiting import port_open
 
 

@@ -5,8 +5,8 @@ from typing import Any
 
 import httpx
 
-from services.config import Settings
-from stack import paths
+from onceflow import paths
+from onceflow.settings import Settings
 from stack.waiting import wait_for
 
 CONNECTOR_FILE = paths.ROOT / "connect" / "orders-outbox.json"

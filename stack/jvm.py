@@ -9,7 +9,7 @@ import uuid
 from base64 import urlsafe_b64encode
 from pathlib import Path
 
-from stack import paths
+from onceflow import paths
 
 CONTROLLER_PORT = 9093
 LOG4J = Path("stack/jvm/log4j2.properties")
@@ -28,7 +28,7 @@ def _java(component: str, heap: str, main: str, *args: str) -> list[str]:
         "-Djava.awt.headless=true",
         f"-Dlog4j2.configurationFile={LOG4J}",
         "-cp",
-        f".stack/lib/{component}/*",
+        f"{paths.LIB / component}/*",
         main,
         *args,
     ]

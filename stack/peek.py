@@ -7,7 +7,7 @@ import typer
 from confluent_kafka import Consumer, TopicPartition
 from rich.console import Console
 
-from services.config import get_settings
+from onceflow.settings import get_settings
 
 console = Console()
 

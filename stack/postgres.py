@@ -10,8 +10,9 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from services.config import Settings
-from stack import paths
+from onceflow import paths
+from onceflow.schema.roles import GROUPS
+from onceflow.settings import Settings
 
 ROLES = ("owner", "app", "cdc", "spark", "analyst")
 
@@ -120,8 +121,12 @@ def _superuser(
 
 
 def ensure_roles_and_database(settings: Settings) -> None:
-    """Create the login roles and the database (idempotent); passwords follow the settings."""
+    """Create the group roles, the login roles (each in its group) and the database (idempotent);
+    passwords follow the settings."""
     with _superuser(settings) as conn:
+        for group in GROUPS.values():
+            if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (group,)).fetchone():
+                conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(group)))
         for role in ROLES:
             name: str = getattr(settings, f"{role}_db_user")
             password: str = getattr(settings, f"{role}_db_password").get_secret_value()
@@ -132,6 +137,12 @@ def ensure_roles_and_database(settings: Settings) -> None:
                     sql.SQL(verb), sql.Identifier(name), sql.Literal(password)
                 )
             )
+            if role in GROUPS:
+                conn.execute(
+                    sql.SQL("GRANT {} TO {}").format(
+                        sql.Identifier(GROUPS[role]), sql.Identifier(name)
+                    )
+                )
         conn.execute(
             sql.SQL("ALTER ROLE {} REPLICATION").format(sql.Identifier(settings.cdc_db_user))
         )

@@ -2,7 +2,8 @@
 
 import shutil
 
-from stack import paths, supervisor
+from onceflow import paths
+from stack import supervisor
 from stack.components import Component
 from stack.waiting import port_open
 

@@ -6,8 +6,8 @@ from typing import Any, cast
 
 from supervisor.xmlrpc import SupervisorTransport
 
-from services.config import Settings
-from stack import paths
+from onceflow import paths
+from onceflow.settings import Settings
 from stack.components import Component
 from stack.waiting import wait_for
 

@@ -3,7 +3,7 @@
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
-from services.config import Settings
+from onceflow.settings import Settings
 
 PARTITIONS = 3
 

@@ -4,7 +4,7 @@ Analyst-facing tables: daily_sales, customer_sales, product_sales, order_status_
 over order_state), freshness, dead_letters. Job bookkeeping (also readable by analysts):
 applied_batches (the ledger of micro-batches applied, one row per Spark query and batch id),
 applied_events (every event id ever counted: the durable de-duplication set) and order_state
-(each order's latest status). docs/analytics.md defines every column.
+(each order's latest status). docs/analytics.md defines every column. Privileges: migration 0003.
 
 Revision ID: 0002_analytics
 Revises: 0001_orders
@@ -13,27 +13,13 @@ Create Date: 2026-11-22
 
 from alembic import op
 
-from services.config import get_settings
-
 revision = "0002_analytics"
 down_revision = "0001_orders"
 branch_labels = None
 depends_on = None
 
-TABLES = (
-    "daily_sales",
-    "customer_sales",
-    "product_sales",
-    "order_state",
-    "freshness",
-    "dead_letters",
-    "applied_batches",
-    "applied_events",
-)
-
 
 def upgrade() -> None:
-    s = get_settings()
     op.execute("CREATE SCHEMA analytics")
     op.execute(
         """
@@ -146,17 +132,6 @@ def upgrade() -> None:
         )
         """
     )
-    spark, analyst = s.spark_db_user, s.analyst_db_user
-    tables = ", ".join(f"analytics.{t}" for t in TABLES)
-    op.execute("REVOKE ALL ON SCHEMA analytics FROM PUBLIC")
-    op.execute(f"GRANT USAGE ON SCHEMA analytics TO {spark}, {analyst}")
-    # The job stages each micro-batch in temporary tables (COPY, then set-based upserts).
-    op.execute(
-        "DO $$ BEGIN EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO %I', "
-        f"current_database(), '{spark}'); END $$"
-    )
-    op.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON {tables} TO {spark}")
-    op.execute(f"GRANT SELECT ON {tables}, analytics.order_status_counts TO {spark}, {analyst}")
 
 
 def downgrade() -> None:

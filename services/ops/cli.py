@@ -4,7 +4,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from services.config import get_settings
+from onceflow.settings import get_settings
 from services.ops import connect_api, lag
 
 app = typer.Typer(help="Operate Onceflow's connector and watch lag.", no_args_is_help=True)

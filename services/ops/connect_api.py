@@ -4,7 +4,7 @@ from typing import Any
 
 import httpx
 
-from services.config import Settings
+from onceflow.settings import Settings
 
 
 class ConnectError(RuntimeError):

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import psycopg
 from confluent_kafka import Consumer, TopicPartition
 
-from services.config import Settings
+from onceflow.settings import Settings
 
 
 @dataclass(frozen=True)

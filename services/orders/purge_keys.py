@@ -10,8 +10,7 @@ from datetime import timedelta
 
 import psycopg
 
-from services.config import get_settings
-from services.orders.config import get_api_settings
+from onceflow.settings import get_api_settings, get_settings
 from services.orders.entrypoints import logs
 
 BATCH = (

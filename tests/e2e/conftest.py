@@ -6,7 +6,7 @@ import httpx
 import psycopg
 import pytest
 
-from services.config import Settings, get_settings
+from onceflow.settings import Settings, get_settings
 
 
 @pytest.fixture(scope="session")

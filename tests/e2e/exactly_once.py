@@ -5,7 +5,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TypeVar
 
-from services.config import Settings
+from onceflow.settings import Settings
 from stack.waiting import wait_for
 from tests.e2e import analytics
 from tests.e2e.kafka_reader import read_events

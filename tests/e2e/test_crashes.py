@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from services.config import Settings
+from onceflow.settings import Settings
 from stack import connector, supervisor
 from stack.waiting import port_open, wait_for
 from tests.e2e import analytics, exactly_once

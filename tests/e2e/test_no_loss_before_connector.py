@@ -11,7 +11,7 @@ import httpx
 import psycopg
 import pytest
 
-from services.config import Settings
+from onceflow.settings import Settings
 from stack import connector, postgres
 from stack.waiting import wait_for
 from tests.e2e.kafka_reader import read_events

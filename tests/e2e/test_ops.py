@@ -2,7 +2,7 @@
 
 import httpx
 
-from services.config import Settings
+from onceflow.settings import Settings
 from services.ops import connect_api, lag
 from stack.waiting import wait_for
 from tests.e2e.kafka_reader import read_events

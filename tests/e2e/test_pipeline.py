@@ -4,7 +4,7 @@ import uuid
 
 import httpx
 
-from services.config import Settings
+from onceflow.settings import Settings
 from tests.e2e import analytics, exactly_once
 from tests.e2e.kafka_reader import read_events
 from tests.e2e.orders import Expected, post_history

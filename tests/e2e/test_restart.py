@@ -7,8 +7,8 @@ import uuid
 import httpx
 import psycopg
 
-from services.config import Settings
-from stack import paths
+from onceflow import paths
+from onceflow.settings import Settings
 from tests.e2e import analytics, exactly_once
 from tests.e2e.orders import Expected, post_history
 

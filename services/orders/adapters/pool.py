@@ -5,8 +5,7 @@ from typing import TypeAlias
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from services.config import Settings
-from services.orders.config import ApiSettings
+from onceflow.settings import ApiSettings, Settings
 
 Connection: TypeAlias = psycopg.AsyncConnection[tuple[object, ...]]
 Pool: TypeAlias = AsyncConnectionPool[Connection]

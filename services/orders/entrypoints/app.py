@@ -5,9 +5,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from services.config import Settings, get_settings
+from onceflow.settings import ApiSettings, Settings, get_api_settings, get_settings
 from services.orders.adapters.pool import make_pool
-from services.orders.config import ApiSettings, get_api_settings
 from services.orders.entrypoints import handlers, logs, openapi
 from services.orders.entrypoints.middleware import RequestContextMiddleware
 from services.orders.entrypoints.routers import ops, orders, transitions

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 import orjson
 from fastapi import Depends, Request
 
+from onceflow.settings import ApiSettings
 from services.orders.adapters.pool import Pool
-from services.orders.config import ApiSettings
 from services.orders.entrypoints.problems import ProblemError
 from services.orders.entrypoints.tracing import traceparent_for
 from services.orders.service_layer.unit_of_work import PsycopgUnitOfWork, UnitOfWork

@@ -5,7 +5,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from services.orders.config import ApiSettings
+from onceflow.settings import ApiSettings
 from services.orders.entrypoints.problems import Problem
 
 

@@ -5,7 +5,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
-from services.orders.config import get_api_settings
+from onceflow.settings import get_api_settings
 from services.orders.domain.order import MAX_ITEMS, MAX_QUANTITY, MAX_UNIT_PRICE_CENTS
 from services.orders.domain.status import OrderStatus
 

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from services.config import Settings, get_settings
+from onceflow.settings import Settings, get_settings
 from services.orders.entrypoints.app import create_app
 from stack.postgres import superuser_conninfo
 

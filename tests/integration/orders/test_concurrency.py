@@ -8,7 +8,7 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from services.config import Settings
+from onceflow.settings import Settings
 from tests.integration.orders.conftest import act, place
 
 QUEUED = """

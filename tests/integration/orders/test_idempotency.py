@@ -13,15 +13,15 @@ import orjson
 import psycopg
 from fastapi.testclient import TestClient
 
-from services.config import Settings
+from onceflow.settings import Settings
 from tests.integration.orders.conftest import ORDER, act, customer, key, place
 
 CRASHER = """
 import asyncio, sys
 from uuid import UUID
-from services.config import get_settings
+from onceflow.settings import get_settings
 from services.orders.adapters.pool import make_pool
-from services.orders.config import get_api_settings
+from onceflow.settings import get_api_settings
 from services.orders.domain.ids import uuid7
 from services.orders.domain.order import LineItem
 from services.orders.entrypoints.tracing import new_traceparent

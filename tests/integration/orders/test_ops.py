@@ -2,7 +2,7 @@
 
 from fastapi.testclient import TestClient
 
-from services.config import Settings
+from onceflow.settings import Settings
 from services.orders.entrypoints.app import create_app
 from tests.integration.orders.conftest import act, place
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.config import Settings
+from onceflow.settings import Settings
 
 CHECKS = ",".join(
     [

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from services.orders.config import ApiSettings, get_api_settings
+from onceflow.settings import ApiSettings, get_api_settings
 from services.orders.entrypoints.schemas import OrderIn
 
 ITEM = {"sku": "SKU-1", "quantity": 2, "unit_price_cents": 1250}

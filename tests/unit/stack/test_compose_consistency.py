@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from services.config import Settings
+from onceflow.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
 # Worker settings that differ by topology (addresses, paths, replication), not by behaviour.

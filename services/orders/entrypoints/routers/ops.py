@@ -2,7 +2,7 @@
 
 from fastapi import APIRouter, Response
 
-from services.config import get_settings
+from onceflow.settings import get_settings
 from services.orders.entrypoints import metrics
 from services.orders.entrypoints.dependencies import PoolDep
 from services.orders.entrypoints.problems import problem_response, problem_responses

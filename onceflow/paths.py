@@ -1,4 +1,4 @@
-"""Where the local stack keeps its files: code in stack/, state in .stack/ (kept between runs)."""
+"""Where Onceflow keeps its files: the repository root (computed here, once) and .stack/ state."""
 
 from pathlib import Path
 
@@ -8,7 +8,6 @@ DATA = STATE / "data"
 LOGS = STATE / "logs"
 RUN = STATE / "run"
 LIB = STATE / "lib"
-PLUGINS = STATE / "plugins"
 CONF = STATE / "conf"
 VENV_BIN = ROOT / ".venv" / "bin"
 
@@ -19,6 +18,7 @@ KAFKA_DATA = DATA / "kafka"
 SPARK_CHECKPOINTS = DATA / "spark" / "checkpoints"
 SUPERVISOR_CONF = CONF / "supervisord.conf"
 SUPERVISOR_SOCKET = RUN / "supervisor.sock"
+MIGRATIONS_INI = ROOT / "migrations" / "alembic.ini"
 
 
 def ensure_dirs() -> None:

@@ -1,6 +1,5 @@
-"""Settings of the aggregation job only (connection settings live in services.config).
+"""Tunables of the aggregation job (`ONCEFLOW_AGG_*`).
 
-Every field is read from `ONCEFLOW_<FIELD>` (e.g. `ONCEFLOW_AGG_TRIGGER_INTERVAL`) or `.env`.
 docs/analytics.md says which of them may change without invalidating the checkpoint.
 """
 
@@ -10,8 +9,7 @@ from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-STACK_DIR = REPO_ROOT / ".stack"
+from onceflow import paths
 
 Fault = Literal["", "crash_after_commit", "crash_mid_write", "crash_before_write"]
 
@@ -33,13 +31,12 @@ class AggregationSettings(BaseSettings):
     # fetch never returns: the broker then holds the fetch for this long before the task moves
     # on (Kafka's default, 500 ms, was most of a small batch's time).
     agg_kafka_fetch_max_wait_ms: int = 50
-    agg_checkpoint_dir: Path = STACK_DIR / "data" / "spark" / "checkpoints" / "aggregation"
-    agg_backfill_checkpoint_root: Path = STACK_DIR / "data" / "spark" / "checkpoints" / "backfill"
+    agg_checkpoint_dir: Path = paths.SPARK_CHECKPOINTS / "aggregation"
+    agg_backfill_checkpoint_root: Path = paths.SPARK_CHECKPOINTS / "backfill"
     # Only used when the checkpoint is new; a restart resumes from the checkpoint's offsets.
     agg_starting_offsets: str = "earliest"
     # true: stop with an error if records we never read were deleted by retention (lost data).
     agg_fail_on_data_loss: bool = True
-    agg_mode: Literal["streaming", "backfill"] = "streaming"
 
     # Records larger than this (bytes of the Kafka value) are dead letters ("oversized").
     agg_max_event_bytes: int = 256 * 1024
@@ -50,7 +47,7 @@ class AggregationSettings(BaseSettings):
     agg_ui_host: str = "127.0.0.1"
     agg_ui_port: int = 4040
     agg_ui_enabled: bool = True
-    agg_spark_kafka_jars: Path = STACK_DIR / "lib" / "spark-kafka"
+    agg_spark_kafka_jars: Path = paths.LIB / "spark-kafka"
 
     # Postgres connections the job may hold at once (micro-batches are applied one at a time).
     agg_pg_max_connections: int = 2

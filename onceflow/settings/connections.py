@@ -1,8 +1,4 @@
-"""Connection settings shared by every Onceflow component (one place, from the environment).
-
-Every name is read from `ONCEFLOW_<FIELD>` (e.g. `ONCEFLOW_PG_PORT`) or from `.env`.
-Local defaults match the embedded stack; production sets real values.
-"""
+"""Addresses, names and credentials of the pipeline's components (every process uses them)."""
 
 from functools import lru_cache
 from urllib.parse import quote
@@ -36,7 +32,6 @@ class Settings(BaseSettings):
     analyst_db_password: SecretStr = SecretStr("analyst")
 
     replication_slot: str = "onceflow_outbox"
-    publication: str = "onceflow_outbox"
 
     kafka_bootstrap: str = "127.0.0.1:9092"
     connect_url: str = "http://127.0.0.1:8083"

@@ -1,7 +1,4 @@
-"""Settings of the order API only (connection settings live in services.config).
-
-Every name is read from `ONCEFLOW_<FIELD>` (e.g. `ONCEFLOW_API_WORKERS`) or from `.env`.
-"""
+"""Tuning and policy of the order API (`ONCEFLOW_API_*`)."""
 
 import os
 from functools import lru_cache
@@ -10,7 +7,7 @@ from typing import Annotated
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-DEFAULT_CURRENCIES = ("EUR", "USD", "GBP", "JPY", "CHF")
+from onceflow.contract import DEFAULT_CURRENCIES
 
 
 class ApiSettings(BaseSettings):

@@ -1,0 +1,42 @@
+"""The server-side functions of schema `orders`: one .sql file each, in migrations/sql/orders/.
+
+The files hold each function's current definition (readable, diffable). A migration that
+changes any of them calls `replace_all(op)`, which drops every function of the schema and
+creates them all again from the files, then grants EXECUTE to the API's group role only
+(the pattern of Flyway's repeatable migrations: the file is the body's one home).
+"""
+
+from pathlib import Path
+from typing import Any
+
+FOLDER = Path(__file__).resolve().parent / "sql" / "orders"
+# Creation order: SQL-body functions are checked against the functions they call.
+ORDER = (
+    "iso_utc",
+    "problem",
+    "items_json",
+    "order_json",
+    "claim_key",
+    "emit_event",
+    "place_order",
+    "transition_order",
+)
+DROP_ALL = """
+DO $$
+DECLARE f regprocedure;
+BEGIN
+    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
+             WHERE p.pronamespace = 'orders'::regnamespace LOOP
+        EXECUTE format('DROP FUNCTION IF EXISTS %s CASCADE', f);
+    END LOOP;
+END $$
+"""
+
+
+def replace_all(op: Any) -> None:
+    """Drop every function of schema orders, create each from its file, grant EXECUTE."""
+    op.execute(DROP_ALL)
+    for name in ORDER:
+        op.execute((FOLDER / f"{name}.sql").read_text())
+    op.execute("REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA orders FROM PUBLIC")
+    op.execute("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA orders TO onceflow_app")

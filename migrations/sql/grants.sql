@@ -1,0 +1,34 @@
+-- Privileges go to fixed NOLOGIN group roles, never to login roles: a migration then means the
+-- same in every environment. Provisioning (stack/postgres.py, or docs/operations.md in
+-- production) creates the groups and makes each login role a member of one.
+--   onceflow_app      the order API: DML on the order tables, EXECUTE on orders' functions
+--   onceflow_cdc      Debezium: read the outbox (plus REPLICATION on its login role)
+--   onceflow_spark    the aggregation job: writes analytics, stages in temp tables
+--   onceflow_analyst  analysts: read analytics
+GRANT USAGE ON SCHEMA orders TO onceflow_app, onceflow_cdc;
+GRANT SELECT, INSERT, UPDATE, DELETE
+    ON orders.orders, orders.order_items, orders.outbox, orders.idempotency_keys TO onceflow_app;
+GRANT SELECT ON orders.outbox TO onceflow_cdc;
+
+REVOKE ALL ON SCHEMA analytics FROM PUBLIC;
+GRANT USAGE ON SCHEMA analytics TO onceflow_spark, onceflow_analyst;
+GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA analytics TO onceflow_spark;
+GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO onceflow_spark, onceflow_analyst;
+REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON analytics.order_status_counts FROM onceflow_spark;
+DO $$ BEGIN
+    EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO onceflow_spark', current_database());
+END $$;
+
+-- Databases migrated before 0003 granted to the login roles directly: take those back, so the
+-- groups are the only path to a privilege.
+DO $$
+DECLARE g record;
+BEGIN
+    FOR g IN SELECT DISTINCT grantee, table_schema, table_name
+             FROM information_schema.role_table_grants
+             WHERE table_schema IN ('orders', 'analytics')
+               AND grantee NOT IN ('onceflow_app', 'onceflow_cdc', 'onceflow_spark',
+                                   'onceflow_analyst', current_user) LOOP
+        EXECUTE format('REVOKE ALL ON %I.%I FROM %I', g.table_schema, g.table_name, g.grantee);
+    END LOOP;
+END $$;

@@ -1,0 +1,3 @@
+CREATE FUNCTION orders.iso_utc(ts timestamptz) RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')

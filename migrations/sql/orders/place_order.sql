@@ -1,0 +1,36 @@
+-- Each write endpoint is ONE statement (one round trip) that claims the Idempotency-Key,
+-- changes the order, writes its outbox event and stores the response, all in the caller's
+-- transaction. orders.updated_at and the event's occurred_at are the same instant: now().
+CREATE FUNCTION orders.place_order(
+    p_scope text, p_key text, p_fingerprint bytea, p_lock_timeout text,
+    p_order_id uuid, p_event_id uuid, p_customer_id text, p_currency text,
+    p_items jsonb, p_total_cents bigint, p_traceparent text,
+    OUT outcome text, OUT status integer, OUT body jsonb)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_now timestamptz := now();
+    v_order jsonb;
+    v_claim record;
+BEGIN
+    v_order := jsonb_build_object(
+        'id', p_order_id, 'customer_id', p_customer_id, 'currency', p_currency,
+        'status', 'PLACED', 'total_cents', p_total_cents, 'items', p_items,
+        'created_at', orders.iso_utc(v_now), 'updated_at', orders.iso_utc(v_now));
+    SELECT * INTO v_claim
+      FROM orders.claim_key(p_scope, p_key, p_fingerprint, p_lock_timeout, 201, v_order);
+    IF NOT v_claim.claimed THEN
+        outcome := v_claim.outcome; status := v_claim.status; body := v_claim.body;
+        RETURN;
+    END IF;
+    INSERT INTO orders.orders (id, customer_id, currency, status, total_cents, created_at,
+                               updated_at)
+    VALUES (p_order_id, p_customer_id, p_currency, 'PLACED', p_total_cents, v_now, v_now);
+    INSERT INTO orders.order_items (order_id, line_no, sku, quantity, unit_price_cents)
+    SELECT p_order_id, t.line_no, t.sku, t.quantity, t.unit_price_cents
+      FROM ROWS FROM (jsonb_to_recordset(p_items)
+                      AS (sku text, quantity integer, unit_price_cents bigint))
+           WITH ORDINALITY AS t (sku, quantity, unit_price_cents, line_no);
+    PERFORM orders.emit_event(p_event_id, 'OrderPlaced', p_order_id, v_order, v_now,
+                              p_traceparent);
+    outcome := 'created'; status := 201; body := v_order;
+END $$

@@ -1,0 +1,1 @@
+"""What every stage of the pipeline shares: the contract's vocabulary, settings, paths, schema."""

@@ -1,0 +1,91 @@
+"""Schema `orders`: the order aggregate, the transactional outbox and Idempotency-Key records."""
+
+from sqlalchemy import (
+    CHAR,
+    BigInteger,
+    CheckConstraint,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    SmallInteger,
+    Table,
+    Text,
+    Uuid,
+)
+from sqlalchemy.dialects.postgresql import JSONB, TIMESTAMP
+
+from onceflow.schema.metadata import metadata
+
+TIMESTAMPTZ = TIMESTAMP(timezone=True)
+
+orders = Table(
+    "orders",
+    metadata,
+    Column("id", Uuid, primary_key=True),
+    Column("customer_id", Text, nullable=False),
+    Column("currency", CHAR(3), nullable=False),
+    Column(
+        "status",
+        Text,
+        CheckConstraint("status IN ('PLACED', 'PAID', 'SHIPPED', 'CANCELLED')"),
+        nullable=False,
+    ),
+    Column("total_cents", BigInteger, CheckConstraint("total_cents >= 0"), nullable=False),
+    Column("created_at", TIMESTAMPTZ, nullable=False),
+    Column("updated_at", TIMESTAMPTZ, nullable=False),
+    schema="orders",
+)
+Index("orders_newest", orders.c.created_at.desc(), orders.c.id.desc())
+Index("orders_by_customer", orders.c.customer_id, orders.c.created_at.desc(), orders.c.id.desc())
+Index("orders_by_status", orders.c.status, orders.c.created_at.desc(), orders.c.id.desc())
+
+order_items = Table(
+    "order_items",
+    metadata,
+    Column(
+        "order_id",
+        Uuid,
+        ForeignKey("orders.orders.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("line_no", SmallInteger, primary_key=True),
+    Column("sku", Text, nullable=False),
+    Column("quantity", Integer, CheckConstraint("quantity BETWEEN 1 AND 10000"), nullable=False),
+    Column(
+        "unit_price_cents",
+        BigInteger,
+        CheckConstraint("unit_price_cents BETWEEN 0 AND 100000000"),
+        nullable=False,
+    ),
+    schema="orders",
+)
+
+# The shape Debezium's Outbox Event Router expects, plus the W3C traceparent. Rows are deleted
+# in the transaction that inserts them: the INSERT stays in the WAL, the table stays empty.
+outbox = Table(
+    "outbox",
+    metadata,
+    Column("id", Uuid, primary_key=True),
+    Column("aggregatetype", Text, nullable=False),
+    Column("aggregateid", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("payload", JSONB, nullable=False),
+    Column("traceparent", Text),
+    schema="orders",
+)
+
+# status/body are NULL only inside the claiming transaction, never once committed.
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    Column("scope", Text, primary_key=True),
+    Column("key", Text, CheckConstraint("length(key) BETWEEN 1 AND 255"), primary_key=True),
+    Column("fingerprint", LargeBinary, nullable=False),
+    Column("status", SmallInteger),
+    Column("body", JSONB),
+    Column("created_at", TIMESTAMPTZ, nullable=False),
+    schema="orders",  # storage: fillfactor 90 (migration 0001), which metadata cannot express
+)
+Index("idempotency_keys_by_age", idempotency_keys.c.created_at)

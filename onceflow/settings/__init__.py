@@ -1,0 +1,19 @@
+"""Onceflow's configuration: one package, imported by services, spark_jobs, stack and migrations.
+
+Every field is read from `ONCEFLOW_<FIELD>` (e.g. `ONCEFLOW_PG_PORT`) or from `.env`; the
+local defaults match the embedded stack (.env.example lists them). Each `get_*` reads once
+per process; code receives the object it needs as an argument.
+"""
+
+from onceflow.settings.aggregation import AggregationSettings, get_aggregation_settings
+from onceflow.settings.api import ApiSettings, get_api_settings
+from onceflow.settings.connections import Settings, get_settings
+
+__all__ = [
+    "AggregationSettings",
+    "ApiSettings",
+    "Settings",
+    "get_aggregation_settings",
+    "get_api_settings",
+    "get_settings",
+]
