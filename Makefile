@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 VENV := .venv/bin
 
-.PHONY: up down status test lint unit clean logs
+.PHONY: up down status test lint schema unit clean logs
 
 up:
 	@stack/bootstrap.sh
@@ -19,10 +19,15 @@ lint:
 	$(VENV)/ruff format --check .
 	$(VENV)/mypy
 
+# The running database has exactly the schema of onceflow/schema (no drift from migrations).
+schema:
+	$(VENV)/python -m alembic -c migrations/alembic.ini check
+
+# Pure Python: no root, Java, Maven or Postgres needed.
 unit:
 	$(VENV)/pytest -q tests/unit
 
-test: up lint
+test: up lint schema
 	$(VENV)/pytest -q -p no:cacheprovider
 
 clean: down

@@ -32,6 +32,11 @@ def check(components: list[Component]) -> None:
             f"Only {free // 1024**2} MiB free on the disk holding {paths.ROOT}: "
             "free at least 2 GiB, then run `make up` again."
         )
+    check_ports(components)
+
+
+def check_ports(components: list[Component]) -> None:
+    """Raise PreflightError when a component's port is held by a process the stack did not start."""
     ours = supervisor.is_running()
     for component in components:
         if ours and supervisor.state(component.name) in ("RUNNING", "STARTING"):

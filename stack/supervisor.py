@@ -106,12 +106,6 @@ def start(name: str) -> None:
         proxy().supervisor.startProcess(name, False)
 
 
-def stop(name: str) -> None:
-    """Stop one program and wait for it to exit."""
-    if state(name) in ("RUNNING", "STARTING", "BACKOFF"):
-        proxy().supervisor.stopProcess(name, True)
-
-
 def shutdown() -> None:
     """Stop every program (in reverse start order) and supervisord itself."""
     if not is_running():

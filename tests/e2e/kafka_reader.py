@@ -5,7 +5,7 @@ import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from confluent_kafka import Consumer, KafkaError
 
@@ -43,23 +43,25 @@ def read_events(
                 if len(found) >= expected:
                     break
                 continue
-            if message.error():
+            error = message.error()
+            if error is not None:
                 # The topic may not exist until the connector writes its first record.
-                if message.error().code() in (
-                    KafkaError._PARTITION_EOF,
-                    KafkaError.UNKNOWN_TOPIC_OR_PART,
-                ):
+                if error.code() in (KafkaError._PARTITION_EOF, KafkaError.UNKNOWN_TOPIC_OR_PART):
                     continue
-                raise RuntimeError(message.error())
-            key = (message.key() or b"").decode()
+                raise RuntimeError(error)
+            key = _text(message.key())
             if key not in wanted:
                 continue
-            headers = {name: raw.decode() for name, raw in (message.headers() or [])}
-            found.append(
-                Event(
-                    key, headers, json.loads(message.value()), message.partition(), message.offset()
-                )
-            )
+            pairs = cast(list[tuple[str, bytes | None]], message.headers() or [])
+            headers = {name: _text(raw) for name, raw in pairs}
+            partition, offset = message.partition(), message.offset()
+            assert partition is not None
+            assert offset is not None
+            found.append(Event(key, headers, json.loads(_text(message.value())), partition, offset))
     finally:
         consumer.close()
     return found
+
+
+def _text(raw: str | bytes | None) -> str:
+    return raw.decode() if isinstance(raw, bytes) else (raw or "")

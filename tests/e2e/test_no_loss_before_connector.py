@@ -28,12 +28,9 @@ def fresh_slot(settings: Settings) -> Iterator[str]:
         yield slot
         # The deleted connector's task lets go of the slot shortly after; a slot left behind
         # would hold WAL forever.
+        released = "SELECT NOT active FROM pg_replication_slots WHERE slot_name = %s"
         wait_for(
-            lambda: (
-                not conn.execute(
-                    "SELECT active FROM pg_replication_slots WHERE slot_name = %s", (slot,)
-                ).fetchone()[0]
-            ),
+            lambda: conn.execute(released, (slot,)).fetchone() == (True,),
             what="the test slot to be released",
             timeout=60,
         )

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 import yaml
 
+from onceflow.paths import ROOT
 from onceflow.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[3]
 # Worker settings that differ by topology (addresses, paths, replication), not by behaviour.
 TOPOLOGY = re.compile(
     r"bootstrap\.servers|listeners|rest\.advertised\..*|plugin\..*|.*replication\.factor"

@@ -25,7 +25,7 @@ def test_a_port_taken_by_another_process_stops_make_up(
         name="kafka", command="true", ports=(busy_port,), ready=lambda: True, where=""
     )
     with pytest.raises(preflight.PreflightError) as error:
-        preflight.check([squatter])
+        preflight.check_ports([squatter])
     message = str(error.value)
     assert f"Port {busy_port}" in message
     assert "kafka" in message
@@ -37,6 +37,6 @@ def test_free_ports_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         free = probe.getsockname()[1]
-    preflight.check(
+    preflight.check_ports(
         [Component(name="api", command="true", ports=(free,), ready=lambda: True, where="")]
     )
