@@ -16,16 +16,29 @@ from sqlalchemy import (
     Uuid,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, TIMESTAMP
+from sqlalchemy.dialects.postgresql import JSONB
 
-from onceflow.schema.metadata import metadata
+from onceflow.schema.metadata import TIMESTAMPTZ, metadata
 
-TIMESTAMPTZ = TIMESTAMP(timezone=True)
 ZERO = text("0")
 
 
-def _count(name: str) -> Column[int]:
-    return Column(name, BigInteger, nullable=False, server_default=ZERO)
+# The additive columns of each table (event counts and sums, all starting at 0).
+DAILY_COUNTS = (
+    "orders_placed",
+    "orders_paid",
+    "orders_shipped",
+    "orders_cancelled",
+    "placed_cents",
+    "paid_cents",
+    "cancelled_cents",
+)
+CUSTOMER_COUNTS = ("orders_placed", "placed_cents", "paid_cents", "cancelled_cents")
+PRODUCT_COUNTS = ("units_placed", "placed_cents", "units_cancelled", "cancelled_cents")
+
+
+def _counts(names: tuple[str, ...]) -> list[Column[int]]:
+    return [Column(name, BigInteger, nullable=False, server_default=ZERO) for name in names]
 
 
 daily_sales = Table(
@@ -33,18 +46,7 @@ daily_sales = Table(
     metadata,
     Column("day", Date, primary_key=True),
     Column("currency", Text, primary_key=True),
-    *(
-        _count(name)
-        for name in (
-            "orders_placed",
-            "orders_paid",
-            "orders_shipped",
-            "orders_cancelled",
-            "placed_cents",
-            "paid_cents",
-            "cancelled_cents",
-        )
-    ),
+    *_counts(DAILY_COUNTS),
     schema="analytics",
 )
 
@@ -52,7 +54,7 @@ customer_sales = Table(
     "customer_sales",
     metadata,
     Column("customer_id", Text, primary_key=True),
-    *(_count(name) for name in ("orders_placed", "placed_cents", "paid_cents", "cancelled_cents")),
+    *_counts(CUSTOMER_COUNTS),
     Column("first_order_at", TIMESTAMPTZ),
     Column("last_order_at", TIMESTAMPTZ),
     schema="analytics",
@@ -62,10 +64,7 @@ product_sales = Table(
     "product_sales",
     metadata,
     Column("sku", Text, primary_key=True),
-    *(
-        _count(name)
-        for name in ("units_placed", "placed_cents", "units_cancelled", "cancelled_cents")
-    ),
+    *_counts(PRODUCT_COUNTS),
     schema="analytics",
 )
 
@@ -91,7 +90,7 @@ freshness = Table(
     Column("stream", Text, primary_key=True),
     Column("last_event_at", TIMESTAMPTZ),
     Column("last_applied_at", TIMESTAMPTZ, nullable=False),
-    _count("events_applied"),
+    *_counts(("events_applied",)),
     schema="analytics",
 )
 

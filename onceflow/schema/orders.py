@@ -14,11 +14,9 @@ from sqlalchemy import (
     Text,
     Uuid,
 )
-from sqlalchemy.dialects.postgresql import JSONB, TIMESTAMP
+from sqlalchemy.dialects.postgresql import JSONB
 
-from onceflow.schema.metadata import metadata
-
-TIMESTAMPTZ = TIMESTAMP(timezone=True)
+from onceflow.schema.metadata import TIMESTAMPTZ, metadata
 
 orders = Table(
     "orders",

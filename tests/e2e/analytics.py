@@ -7,20 +7,13 @@ from typing import Any
 import httpx
 import psycopg
 
+from onceflow.schema import analytics as schema
 from stack.waiting import wait_for
 from tests.e2e.orders import place
 
-DAILY_COLUMNS = (
-    "orders_placed",
-    "orders_paid",
-    "orders_shipped",
-    "orders_cancelled",
-    "placed_cents",
-    "paid_cents",
-    "cancelled_cents",
-)
-CUSTOMER_COLUMNS = ("orders_placed", "placed_cents", "paid_cents", "cancelled_cents")
-PRODUCT_COLUMNS = ("units_placed", "placed_cents", "units_cancelled", "cancelled_cents")
+DAILY_COLUMNS = schema.DAILY_COUNTS
+CUSTOMER_COLUMNS = schema.CUSTOMER_COUNTS
+PRODUCT_COLUMNS = schema.PRODUCT_COUNTS
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
