@@ -33,6 +33,7 @@ def server_command(settings: Settings) -> str:
         "port": str(settings.pg_port),
         "unix_socket_directories": str(paths.PG_SOCKET_DIR),
         "wal_level": "logical",
+        "max_slot_wal_keep_size": settings.pg_max_slot_wal_keep_size,
         "max_wal_senders": "10",
         "max_replication_slots": "10",
         "max_connections": "200",

@@ -87,3 +87,12 @@ idempotency_keys = Table(
     schema="orders",  # storage: fillfactor 90 (migration 0001), which metadata cannot express
 )
 Index("idempotency_keys_by_age", idempotency_keys.c.created_at)
+
+# Written (and emptied at once) by Debezium's heartbeat.action.query: its INSERT moves the
+# replication slot forward while no order changes.
+heartbeat = Table(
+    "heartbeat",
+    metadata,
+    Column("beat_at", TIMESTAMPTZ, primary_key=True),
+    schema="orders",
+)

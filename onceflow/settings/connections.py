@@ -32,11 +32,16 @@ class Settings(BaseSettings):
     analyst_db_password: SecretStr = SecretStr("analyst")
 
     replication_slot: str = "onceflow_outbox"
+    # Postgres' cap on the WAL one slot may hold back. Past it the slot is lost (a loud failure,
+    # docs/operations.md) rather than the database's disk filling up.
+    pg_max_slot_wal_keep_size: str = "2GB"
 
     kafka_bootstrap: str = "127.0.0.1:9092"
     connect_url: str = "http://127.0.0.1:8083"
     connector_name: str = "orders-outbox"
     topic: str = "outbox.event.order"
+    # How long Kafka keeps the pipeline's records (default 7 days, contract section 5).
+    topic_retention_ms: int = 7 * 24 * 3600 * 1000
 
     api_host: str = "127.0.0.1"
     api_port: int = 8000

@@ -58,10 +58,19 @@ def show_lag() -> None:
     slot = lag.slot_lag(settings=settings)
     if slot is None:
         console.print(f"[red]replication slot {settings.replication_slot} is missing[/]")
+    elif slot.lost:
+        console.print(
+            f"[red]replication slot {settings.replication_slot} is LOST: Postgres removed WAL it "
+            "still needed (max_slot_wal_keep_size), so order events in it never reached Kafka. "
+            "Recover as docs/operations.md#a-lost-replication-slot says.[/]"
+        )
     else:
         state = "active" if slot.active else "INACTIVE (connector down or paused)"
+        safe = "unlimited" if slot.safe_wal_size is None else f"{slot.safe_wal_size} bytes"
         console.print(
-            f"slot {settings.replication_slot}: {state}, {slot.bytes_behind} WAL bytes behind"
+            f"slot {settings.replication_slot}: {state}, wal_status {slot.wal_status}, "
+            f"{slot.retained_bytes} WAL bytes retained, {slot.bytes_behind} not yet confirmed, "
+            f"safe_wal_size {safe}"
         )
     table = Table(title=f"{settings.topic}: aggregation job")
     for column in ("partition", "end offset", "applied through", "behind"):

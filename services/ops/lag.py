@@ -1,17 +1,30 @@
 """How far behind each hop is: the replication slot (Connect) and the topic (the Spark job)."""
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import psycopg
 from confluent_kafka import Consumer, TopicPartition
 
 from onceflow.settings import Settings
 
+SLOT_QUERY = (Path(__file__).parent / "sql" / "slot.sql").read_text()
+
 
 @dataclass(frozen=True)
 class SlotLag:
+    """The outbox slot: whether a connector reads it and the WAL it holds back."""
+
     active: bool
+    wal_status: str
+    retained_bytes: int
     bytes_behind: int
+    safe_wal_size: int | None
+
+    @property
+    def lost(self) -> bool:
+        """Postgres removed WAL the slot still needed: events in it can no longer be read."""
+        return self.wal_status == "lost"
 
 
 @dataclass(frozen=True)
@@ -29,14 +42,13 @@ class PartitionLag:
 
 
 def slot_lag(*, settings: Settings) -> SlotLag | None:
-    """WAL the connector has not confirmed yet (None when the slot is missing)."""
+    """The slot's state and the WAL it retains (None when the slot is missing)."""
     with psycopg.connect(settings.dsn("analyst")) as conn:
-        row = conn.execute(
-            "SELECT active, pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint "
-            "FROM pg_replication_slots WHERE slot_name = %s",
-            (settings.replication_slot,),
-        ).fetchone()
-    return SlotLag(active=bool(row[0]), bytes_behind=int(row[1] or 0)) if row else None
+        row = conn.execute(SLOT_QUERY, (settings.replication_slot,)).fetchone()
+    if row is None:
+        return None
+    active, wal_status, retained, behind, safe = row
+    return SlotLag(bool(active), str(wal_status), int(retained), int(behind), safe)
 
 
 def topic_lag(*, settings: Settings) -> list[PartitionLag]:
