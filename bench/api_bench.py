@@ -17,9 +17,9 @@ import sys
 import time
 from pathlib import Path
 
+from onceflow.paths import ROOT
 from onceflow.settings import get_settings
 
-ROOT = Path(__file__).resolve().parents[1]
 PGBENCH = "/usr/lib/postgresql/15/bin/pgbench"
 
 

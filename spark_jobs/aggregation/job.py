@@ -21,8 +21,8 @@ import psycopg
 from confluent_kafka import Consumer, TopicPartition
 from pyspark.sql.streaming.query import StreamingQuery
 
-from services.config import Settings, get_settings
-from spark_jobs.aggregation.config import AggregationSettings, get_aggregation_settings
+from onceflow.settings import Settings, get_settings
+from onceflow.settings import AggregationSettings, get_aggregation_settings
 from spark_jobs.aggregation.session import build_session
 from spark_jobs.aggregation.sink import BatchResult, PostgresSink
 from spark_jobs.aggregation.source import read_orders
@@ -183,7 +183,6 @@ def run(*, backfill: bool = False, reset: bool = False) -> int:
     stopper.install()
     conn: Settings = get_settings()
     agg: AggregationSettings = get_aggregation_settings()
-    backfill = backfill or agg.agg_mode == "backfill"
     dsn = conn.dsn("spark")
     watermarks = None
     if backfill:

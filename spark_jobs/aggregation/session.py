@@ -5,9 +5,10 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from spark_jobs.aggregation.config import REPO_ROOT, AggregationSettings
+from onceflow.paths import ROOT
+from onceflow.settings import AggregationSettings
 
-LOG4J = REPO_ROOT / "spark_jobs" / "aggregation" / "log4j2.properties"
+LOG4J = ROOT / "spark_jobs" / "aggregation" / "log4j2.properties"
 
 
 def kafka_jars(folder: Path) -> list[Path]:

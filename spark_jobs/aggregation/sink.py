@@ -29,7 +29,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
 from spark_jobs.aggregation import copytext, merge, parse, transforms
-from spark_jobs.aggregation.config import AggregationSettings
+from onceflow.settings import AggregationSettings
 
 log = logging.getLogger("onceflow.aggregation.sink")
 

@@ -2,7 +2,7 @@
 
 from pyspark.sql import DataFrame, SparkSession
 
-from spark_jobs.aggregation.config import AggregationSettings
+from onceflow.settings import AggregationSettings
 
 
 def kafka_options(

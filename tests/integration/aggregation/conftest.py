@@ -16,8 +16,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from services.config import Settings, get_settings
-from spark_jobs.aggregation.config import REPO_ROOT
+from onceflow.paths import ROOT
+from onceflow.settings import Settings, get_settings
 from stack import postgres
 from stack.waiting import port_open, wait_for
 from tests.integration.aggregation.history import create_topic, delete_topic
@@ -35,7 +35,7 @@ def create_database(database: str) -> Settings:
     env = {**os.environ, "ONCEFLOW_PG_DATABASE": database}
     subprocess.run(
         [sys.executable, "-m", "alembic", "-c", "migrations/alembic.ini", "upgrade", "head"],
-        cwd=REPO_ROOT,
+        cwd=ROOT,
         env=env,
         check=True,
         capture_output=True,
@@ -56,7 +56,7 @@ class Job:
         self.handle = log.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "spark_jobs.aggregation", *args],
-            cwd=REPO_ROOT,
+            cwd=ROOT,
             env=env,
             stdout=self.handle,
             stderr=subprocess.STDOUT,

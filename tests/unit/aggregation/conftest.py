@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import pytest
 from pyspark.sql import SparkSession
 
-from spark_jobs.aggregation.config import AggregationSettings
+from onceflow.settings import AggregationSettings
 from spark_jobs.aggregation.session import build_session
 
 
