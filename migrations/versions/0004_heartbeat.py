@@ -20,8 +20,19 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.execute("CREATE TABLE orders.heartbeat (beat_at timestamptz PRIMARY KEY)")
-    op.execute("ALTER PUBLICATION onceflow_outbox ADD TABLE orders.heartbeat")
+    # Re-runnable (0003 is re-applied by `alembic stamp 0002_analytics && alembic upgrade head`
+    # while function bodies change): nothing here fails when it is already in place.
+    op.execute("CREATE TABLE IF NOT EXISTS orders.heartbeat (beat_at timestamptz PRIMARY KEY)")
+    op.execute(
+        """
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT 1 FROM pg_publication_tables WHERE pubname = 'onceflow_outbox'
+                           AND schemaname = 'orders' AND tablename = 'heartbeat') THEN
+                ALTER PUBLICATION onceflow_outbox ADD TABLE orders.heartbeat;
+            END IF;
+        END $$
+        """
+    )
     op.execute("GRANT INSERT, DELETE ON orders.heartbeat TO onceflow_cdc")
 
 
