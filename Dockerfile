@@ -1,5 +1,5 @@
 # Images of Onceflow's own components for docker-compose.yml: `api` (the order API, also used
-# for provisioning) and `aggregation` (the PySpark job with Spark's Kafka source on a local path).
+# for provisioning and maintenance) and `aggregation` (the PySpark job with Spark's Kafka source on a local path).
 FROM maven:3.9-eclipse-temurin-17 AS spark-kafka-jars
 WORKDIR /src
 COPY stack/jvm/settings.xml stack/jvm/settings.xml
@@ -11,6 +11,7 @@ FROM python:3.11-slim-bookworm AS api
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 COPY pyproject.toml requirements.lock ./
+COPY onceflow onceflow
 COPY services services
 COPY spark_jobs spark_jobs
 COPY stack stack

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import httpx
 
 from onceflow import paths
-from onceflow.settings import Settings
+from onceflow.settings import Settings, get_retention_settings
 from stack import jvm, postgres
 from stack.waiting import port_open
 
@@ -36,6 +36,7 @@ def components(settings: Settings) -> list[Component]:
     connect_port = int(settings.connect_url.rsplit(":", 1)[1])
     api = f"http://{settings.api_host}:{settings.api_port}"
     python = paths.VENV_BIN / "python"
+    retention = get_retention_settings()
     return [
         Component(
             name="postgres",
@@ -67,6 +68,13 @@ def components(settings: Settings) -> list[Component]:
             ports=(settings.api_port,),
             ready=lambda: _http_ok(api + "/readyz"),
             where=f"{api} ({api}/docs)",
+        ),
+        Component(
+            name="maintenance",
+            command=f"{python} -m services.maintenance",
+            ports=(retention.maintenance_metrics_port,),
+            ready=lambda: port_open("127.0.0.1", retention.maintenance_metrics_port),
+            where=f"metrics http://127.0.0.1:{retention.maintenance_metrics_port}/metrics",
         ),
         Component(
             name="aggregation",

@@ -8,12 +8,15 @@ per process; code receives the object it needs as an argument.
 from onceflow.settings.aggregation import AggregationSettings, get_aggregation_settings
 from onceflow.settings.api import ApiSettings, get_api_settings
 from onceflow.settings.connections import Settings, get_settings
+from onceflow.settings.retention import RetentionSettings, get_retention_settings
 
 __all__ = [
     "AggregationSettings",
     "ApiSettings",
+    "RetentionSettings",
     "Settings",
     "get_aggregation_settings",
     "get_api_settings",
+    "get_retention_settings",
     "get_settings",
 ]

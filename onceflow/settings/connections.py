@@ -40,8 +40,6 @@ class Settings(BaseSettings):
     connect_url: str = "http://127.0.0.1:8083"
     connector_name: str = "orders-outbox"
     topic: str = "outbox.event.order"
-    # How long Kafka keeps the pipeline's records (default 7 days, contract section 5).
-    topic_retention_ms: int = 7 * 24 * 3600 * 1000
 
     api_host: str = "127.0.0.1"
     api_port: int = 8000

@@ -1,10 +1,13 @@
 """`onceflow-ops`: what ops use to inspect, pause, resume and restart the pipeline."""
 
+import psycopg
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from onceflow.settings import get_settings
+from onceflow.settings import get_api_settings, get_retention_settings, get_settings
+from services.maintenance.runner import run_once
+from services.maintenance.tasks import Windows
 from services.ops import connect_api, lag
 
 app = typer.Typer(help="Operate Onceflow's connector and watch lag.", no_args_is_help=True)
@@ -79,6 +82,35 @@ def show_lag() -> None:
         table.add_row(
             str(part.partition), str(part.end_offset), str(part.applied_through), str(part.behind)
         )
+    console.print(table)
+
+
+@app.command()
+def maintenance(
+    dry_run: bool = typer.Option(False, "--dry-run", help="Only show what would be removed."),
+) -> None:
+    """Run the maintenance tasks once now (what the stack's maintenance process does on its
+    schedule): expired Idempotency-Keys, ledger rows and remembered ids past their window."""
+    retention = get_retention_settings()
+    windows = Windows.of(api=get_api_settings(), retention=retention)
+    try:
+        removed = run_once(
+            settings=get_settings(),
+            windows=windows,
+            batch=retention.maintenance_batch_rows,
+            dry_run=dry_run,
+        )
+    except psycopg.OperationalError as exc:
+        console.print(f"[red]maintenance failed: the database is unreachable ({exc})[/]")
+        raise typer.Exit(1) from exc
+    if removed is None:
+        console.print("another maintenance run holds the lock: nothing done, try again later")
+        raise typer.Exit(1)
+    table = Table(title="would be removed (dry run)" if dry_run else "removed")
+    table.add_column("task")
+    table.add_column("rows", justify="right")
+    for item in removed:
+        table.add_row(item.task, str(item.rows))
     console.print(table)
 
 

@@ -1,12 +1,13 @@
 """The outbox topic gets the project's retention, when created and when it already exists."""
 
 import uuid
+from datetime import timedelta
 from collections.abc import Iterator
 
 import pytest
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
-from onceflow.settings import Settings, get_settings
+from onceflow.settings import RetentionSettings, Settings, get_settings
 from stack import topics
 
 pytestmark = pytest.mark.integration
@@ -17,8 +18,16 @@ def scratch() -> Iterator[Settings]:
     settings = get_settings().model_copy(update={"topic": f"test-topic-{uuid.uuid4().hex[:8]}"})
     yield settings
     admin = AdminClient({"bootstrap.servers": settings.kafka_bootstrap})
-    for future in admin.delete_topics([settings.topic]).values():
-        future.result(timeout=30)
+    if settings.topic in admin.list_topics(timeout=30).topics:
+        for future in admin.delete_topics([settings.topic]).values():
+            future.result(timeout=30)
+
+
+def _ensure(settings: Settings, retention_ms: int) -> None:
+    retention = RetentionSettings(
+        topic_retention_ms=retention_ms, dedup_window=timedelta(milliseconds=retention_ms, hours=2)
+    )
+    topics.ensure_outbox_topic(settings, retention)
 
 
 def _retention(settings: Settings) -> str:
@@ -29,11 +38,11 @@ def _retention(settings: Settings) -> str:
 
 
 def test_a_new_topic_gets_the_configured_retention(scratch: Settings) -> None:
-    topics.ensure_outbox_topic(scratch.model_copy(update={"topic_retention_ms": 3_600_000}))
+    _ensure(scratch, 3_600_000)
     assert _retention(scratch) == "3600000"
 
 
 def test_an_existing_topic_is_brought_to_the_configured_retention(scratch: Settings) -> None:
-    topics.ensure_outbox_topic(scratch.model_copy(update={"topic_retention_ms": 3_600_000}))
-    topics.ensure_outbox_topic(scratch.model_copy(update={"topic_retention_ms": 7_200_000}))
+    _ensure(scratch, 3_600_000)
+    _ensure(scratch, 7_200_000)
     assert _retention(scratch) == "7200000"

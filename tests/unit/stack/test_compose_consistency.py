@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from onceflow.paths import ROOT
-from onceflow.settings import Settings
+from onceflow.settings import AggregationSettings, ApiSettings, RetentionSettings, Settings
+from stack.components import components
 
 # Worker settings that differ by topology (addresses, paths, replication), not by behaviour.
 TOPOLOGY = re.compile(
@@ -72,10 +73,11 @@ def test_compose_worker_matches_worker_properties(compose: dict[str, Any]) -> No
 
 
 def test_compose_uses_only_known_settings_and_the_same_topic(compose: dict[str, Any]) -> None:
-    fields = {f"ONCEFLOW_{name.upper()}" for name in Settings.model_fields}
+    classes = (Settings, ApiSettings, AggregationSettings, RetentionSettings)
+    fields = {f"ONCEFLOW_{name.upper()}" for cls in classes for name in cls.model_fields}
     for service in compose["services"].values():
         used = {name for name in service.get("environment", {}) if name.startswith("ONCEFLOW_")}
-        assert used <= fields | {"ONCEFLOW_SPARK_UI_HOST"}, used - fields
+        assert used <= fields, used - fields
     assert compose["x-onceflow-env"]["ONCEFLOW_TOPIC"] == Settings().topic
     connector = json.loads((ROOT / "connect" / "orders-outbox.json").read_text())
     route = connector.get("config", connector)["transforms.outbox.route.topic.replacement"]
@@ -86,3 +88,12 @@ def test_compose_images_match_the_local_versions(compose: dict[str, Any]) -> Non
     assert compose["x-kafka"]["image"] == f"apache/kafka:{_pom_property('kafka', 'kafka.version')}"
     debezium = _pom_property("debezium", "debezium.version")
     assert compose["services"]["connect"]["image"] == f"quay.io/debezium/connect:{debezium}"
+
+
+def test_every_local_component_is_a_compose_service(compose: dict[str, Any]) -> None:
+    # Compose runs Kafka as three brokers, kafka-1..3; every other name is the same.
+    services = {
+        name.split("-")[0] if name.startswith("kafka-") else name for name in compose["services"]
+    }
+    names = {component.name for component in components(Settings())}
+    assert names <= services, names - services

@@ -1,0 +1,50 @@
+"""`python -m services.maintenance`: run the maintenance tasks every maintenance_interval.
+
+The local stack supervises it; production runs the same command as a long-lived service (or
+`onceflow-ops maintenance` from cron / a Kubernetes CronJob: docs/operations.md). Several
+instances are safe: an advisory lock lets one run at a time.
+"""
+
+import logging
+import signal
+import threading
+from types import FrameType
+
+import psycopg
+from prometheus_client import start_http_server
+
+from onceflow.settings import get_api_settings, get_retention_settings, get_settings
+from services.maintenance import metrics
+from services.maintenance.runner import run_once
+from services.maintenance.tasks import Windows
+from services.orders.entrypoints import logs
+
+log = logging.getLogger("onceflow.maintenance")
+
+
+def main() -> None:
+    """Serve metrics, then run until SIGTERM/SIGINT, one run per interval."""
+    settings, api, retention = get_settings(), get_api_settings(), get_retention_settings()
+    logs.configure(api.api_log_level)
+    start_http_server(retention.maintenance_metrics_port, addr="127.0.0.1")
+    stop = threading.Event()
+
+    def request_stop(signum: int, _frame: FrameType | None) -> None:
+        log.info("received %s: stopping", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    windows = Windows.of(api=api, retention=retention)
+    while not stop.is_set():
+        try:
+            run_once(settings=settings, windows=windows, batch=retention.maintenance_batch_rows)
+        except psycopg.Error as exc:
+            # The database may be restarting; the next interval tries again.
+            log.warning("maintenance run failed: %s", exc)
+            metrics.RUNS.labels("failed").inc()
+        stop.wait(retention.maintenance_interval.total_seconds())
+
+
+if __name__ == "__main__":
+    main()
