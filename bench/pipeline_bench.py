@@ -11,7 +11,6 @@ transaction). Both clocks are the same Postgres server's.
 
 import asyncio
 import bisect
-import re
 import statistics
 import time
 import uuid
@@ -22,6 +21,7 @@ import orjson
 import psycopg
 import typer
 
+from bench.rawhttp import Connection
 from onceflow.settings import get_settings
 from stack.waiting import wait_for
 from tests.e2e.kafka_reader import read_events
@@ -32,35 +32,24 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 async def _connection(
     port: int, run: str, schedule: Iterator[int], rate: int, start: float, created: dict[str, float]
 ) -> None:
-    """One keep-alive HTTP/1.1 connection posting orders when the schedule says so (a raw
-    client: httpx's own per-request cost would cap the rate well below the API's)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    """One keep-alive connection posting orders when the schedule says so."""
+    conn = await Connection.open(port)
     for i in schedule:
         await asyncio.sleep(max(0.0, start + i / rate - time.monotonic()))
-        body = orjson.dumps(
-            {
-                "customer_id": f"fresh-{run}-{i % 50}",
-                "currency": "EUR",
-                "items": [
-                    {"sku": "SKU-F1", "quantity": 2, "unit_price_cents": 1250},
-                    {"sku": "SKU-F2", "quantity": 1, "unit_price_cents": 99},
-                ],
-            }
-        )
-        head = (
-            f"POST /orders HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-            f"Content-Type: application/json\r\nIdempotency-Key: {run}-{i}\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n"
-        )
-        writer.write(head.encode() + body)
-        response = await reader.readuntil(b"\r\n\r\n")
-        length = re.search(rb"content-length: (\d+)", response, re.IGNORECASE)
-        payload = await reader.readexactly(int(length[1]) if length else 0)
-        if not response.startswith(b"HTTP/1.1 201"):
-            raise SystemExit(f"order {i}: {response[:12]!r} {payload[:200]!r}")
+        body = {
+            "customer_id": f"fresh-{run}-{i % 50}",
+            "currency": "EUR",
+            "items": [
+                {"sku": "SKU-F1", "quantity": 2, "unit_price_cents": 1250},
+                {"sku": "SKU-F2", "quantity": 1, "unit_price_cents": 99},
+            ],
+        }
+        status, payload = await conn.post("/orders", f"{run}-{i}", body)
+        if status != 201:
+            raise SystemExit(f"order {i}: {status} {payload[:200]!r}")
         order = orjson.loads(payload)
         created[order["id"]] = datetime.fromisoformat(order["created_at"]).timestamp()
-    writer.close()
+    conn.close()
 
 
 async def _post_at_rate(port: int, run: str, rate: int, seconds: int) -> dict[str, float]:

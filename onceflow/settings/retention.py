@@ -33,6 +33,15 @@ class RetentionSettings(BaseSettings):
     )
     maintenance_batch_rows: int = Field(default=5000, ge=1)
     maintenance_metrics_port: int = 9102
+    # Idempotency-Key records are kept this long (contract: at least 24 h).
+    api_idempotency_retention_hours: float = Field(default=24, gt=0)
+    # BENCHMARKS AND TESTS ONLY: allow windows below the contract's minimums (bench/soak.sh).
+    allow_short_windows: bool = False
+
+    @property
+    def idempotency_retention(self) -> timedelta:
+        """api_idempotency_retention_hours as a duration."""
+        return timedelta(hours=self.api_idempotency_retention_hours)
 
     @property
     def topic_retention(self) -> timedelta:
@@ -42,7 +51,18 @@ class RetentionSettings(BaseSettings):
     @property
     def record_lifetime(self) -> timedelta:
         """The longest a record can stay on a topic: retention, a segment, a cleaner cycle."""
-        return self.topic_retention + timedelta(milliseconds=self.topic_segment_ms) + RETENTION_CHECK
+        return (
+            self.topic_retention + timedelta(milliseconds=self.topic_segment_ms) + RETENTION_CHECK
+        )
+
+    @model_validator(mode="after")
+    def _keys_kept_a_day(self) -> Self:
+        if self.api_idempotency_retention_hours < 24 and not self.allow_short_windows:
+            raise ValueError(
+                "api_idempotency_retention_hours must be at least 24: the contract promises "
+                "that a retry within 24 h replays its first answer"
+            )
+        return self
 
     @model_validator(mode="after")
     def _window_outlives_records(self) -> Self:

@@ -35,7 +35,7 @@ def main() -> None:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    windows = Windows.of(api=api, retention=retention)
+    windows = Windows.of(retention)
     while not stop.is_set():
         try:
             run_once(settings=settings, windows=windows, batch=retention.maintenance_batch_rows)

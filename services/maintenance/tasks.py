@@ -8,7 +8,7 @@ from typing import Any
 
 import psycopg
 
-from onceflow.settings import ApiSettings, RetentionSettings
+from onceflow.settings import RetentionSettings
 
 SQL = Path(__file__).parent / "sql"
 
@@ -21,12 +21,9 @@ class Windows:
     dedup: timedelta
 
     @classmethod
-    def of(cls, *, api: ApiSettings, retention: RetentionSettings) -> "Windows":
+    def of(cls, retention: RetentionSettings) -> "Windows":
         """The windows the settings configure."""
-        return cls(
-            idempotency_keys=timedelta(hours=api.api_idempotency_retention_hours),
-            dedup=retention.dedup_window,
-        )
+        return cls(idempotency_keys=retention.idempotency_retention, dedup=retention.dedup_window)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from onceflow.settings import get_api_settings, get_retention_settings, get_settings
+from onceflow.settings import get_retention_settings, get_settings
 from services.maintenance.runner import run_once
 from services.maintenance.tasks import Windows
 from services.ops import connect_api, lag
@@ -92,7 +92,7 @@ def maintenance(
     """Run the maintenance tasks once now (what the stack's maintenance process does on its
     schedule): expired Idempotency-Keys, ledger rows and remembered ids past their window."""
     retention = get_retention_settings()
-    windows = Windows.of(api=get_api_settings(), retention=retention)
+    windows = Windows.of(retention)
     try:
         removed = run_once(
             settings=get_settings(),

@@ -34,3 +34,10 @@ def test_windows_of_minutes_are_allowed_when_retention_is_shorter() -> None:
 def test_maintenance_runs_at_least_every_15_minutes() -> None:
     with pytest.raises(ValidationError):
         RetentionSettings(maintenance_interval=timedelta(minutes=16))
+
+
+def test_keys_are_kept_a_day_unless_a_benchmark_asks_for_less() -> None:
+    with pytest.raises(ValidationError):
+        RetentionSettings(api_idempotency_retention_hours=1)
+    short = RetentionSettings(api_idempotency_retention_hours=0.1, allow_short_windows=True)
+    assert short.idempotency_retention == timedelta(minutes=6)

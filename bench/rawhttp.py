@@ -1,0 +1,40 @@
+"""A lean keep-alive HTTP/1.1 client for load generators: httpx's own per-request cost would
+cap the offered rate well below the API's."""
+
+import asyncio
+import re
+
+import orjson
+
+LENGTH = re.compile(rb"content-length: (\d+)", re.IGNORECASE)
+
+
+class Connection:
+    """One keep-alive connection to the API; requests on it go one at a time."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, port: int):
+        self.reader, self.writer, self.port = reader, writer, port
+
+    @classmethod
+    async def open(cls, port: int) -> "Connection":
+        """Connect to the API on 127.0.0.1:port."""
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        return cls(reader, writer, port)
+
+    async def post(self, path: str, key: str, body: object = None) -> tuple[int, bytes]:
+        """POST `body` (JSON, or nothing) with an Idempotency-Key; (status, response body)."""
+        raw = b"" if body is None else orjson.dumps(body)
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+            f"Content-Type: application/json\r\nIdempotency-Key: {key}\r\n"
+            f"Content-Length: {len(raw)}\r\n\r\n"
+        )
+        self.writer.write(head.encode() + raw)
+        response = await self.reader.readuntil(b"\r\n\r\n")
+        length = LENGTH.search(response)
+        payload = await self.reader.readexactly(int(length[1]) if length else 0)
+        return int(response[9:12]), payload
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.writer.close()

@@ -1,0 +1,64 @@
+"""Steady order traffic for the soak benchmark: creates at a fixed rate, plus transitions."""
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping
+
+import orjson
+
+from bench.rawhttp import Connection
+
+ITEMS = [
+    {"sku": "SKU-S1", "quantity": 2, "unit_price_cents": 1250},
+    {"sku": "SKU-S2", "quantity": 1, "unit_price_cents": 99},
+]
+
+
+def actions(i: int) -> list[str]:
+    """The transitions order i gets: 6 in 10 are paid (3 of those shipped), 1 in 10 cancelled."""
+    if i % 10 < 3:
+        return ["pay", "ship"]
+    if i % 10 < 6:
+        return ["pay"]
+    return ["cancel"] if i % 10 == 9 else []
+
+
+async def _connection(
+    port: int, run: str, schedule: Iterator[int], rate: int, start: float, outcomes: Counter[str]
+) -> None:
+    conn = await Connection.open(port)
+    try:
+        for i in schedule:
+            await asyncio.sleep(max(0.0, start + i / rate - time.monotonic()))
+            body = {"customer_id": f"soak-{i % 5000}", "currency": "EUR", "items": ITEMS}
+            status, payload = await conn.post("/orders", f"{run}-{i}", body)
+            outcomes[f"place {status}"] += 1
+            if status != 201:
+                continue
+            order_id = orjson.loads(payload)["id"]
+            for action in actions(i):
+                status, _ = await conn.post(f"/orders/{order_id}/{action}", f"{run}-{i}-{action}")
+                outcomes[f"{action} {status}"] += 1
+    finally:
+        conn.close()
+
+
+async def drive(*, port: int, run: str, rate: int, seconds: float) -> Counter[str]:
+    """Place `rate` orders/s for `seconds` (and their transitions); outcome -> count."""
+    outcomes: Counter[str] = Counter()
+    schedule = iter(range(int(rate * seconds)))
+    start = time.monotonic()
+    await asyncio.gather(
+        *(_connection(port, run, schedule, rate, start, outcomes) for _ in range(48))
+    )
+    return outcomes
+
+
+def failures(outcomes: Mapping[str, int]) -> int:
+    """Requests that did not get their expected answer: 201 for a place, 200 for a transition."""
+    failed = 0
+    for outcome, n in outcomes.items():
+        request, status = outcome.split()
+        failed += n if int(status) != (201 if request == "place" else 200) else 0
+    return failed
