@@ -1,18 +1,22 @@
 """Exactly once across crashes: Kafka Connect, the Kafka broker and the aggregation job are
 killed with SIGKILL (the whole process group, as a power cut would) while orders keep flowing;
 supervisor restarts them, and afterwards every change is on the topic exactly once and counted
-exactly once."""
+exactly once. Before the job is killed the ledger is pruned as hard as maintenance ever may (only
+each query's newest batch stays): replay safety must not need more."""
 
 import os
 import signal
 import threading
 import uuid
 from collections.abc import Iterator
+from datetime import timedelta
 
 import httpx
+import psycopg
 import pytest
 
 from onceflow.settings import Settings
+from services.maintenance.tasks import TASKS, Windows
 from stack import connector, supervisor
 from stack.waiting import port_open, wait_for
 from tests.e2e import analytics, exactly_once
@@ -69,6 +73,12 @@ def writer(api: httpx.Client) -> Iterator[Writer]:
     w.stopping.set()
 
 
+def _prune_ledger_to_newest(settings: Settings) -> int:
+    ledger = next(task for task in TASKS if task.name == "ledger")
+    with psycopg.connect(settings.dsn(ledger.role), autocommit=True) as conn:
+        return ledger.run(conn, Windows(timedelta(hours=24), timedelta(0)), batch=1000)
+
+
 def _wait_orders(writer: Writer, at_least: int) -> None:
     wait_for(lambda: writer.orders() >= at_least, what=f"{at_least} orders posted", timeout=120)
 
@@ -93,6 +103,7 @@ def test_killed_connect_broker_and_job_lose_and_duplicate_nothing(
     wait_for(lambda: connector.running(settings), what="connector still running", timeout=180)
     _wait_orders(writer, writer.orders() + 10)
 
+    assert _prune_ledger_to_newest(settings) > 0
     old = _kill("aggregation")
     wait_for(lambda: _restarted("aggregation", old), what="the job restarted", timeout=120)
     wait_for(lambda: port_open("127.0.0.1", 4040), what="the job's Spark UI", timeout=180)
