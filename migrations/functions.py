@@ -13,7 +13,6 @@ FOLDER = Path(__file__).resolve().parent / "sql" / "orders"
 # Creation order: SQL-body functions are checked against the functions they call.
 ORDER = (
     "iso_utc",
-    "problem",
     "items_json",
     "order_json",
     "claim_key",
@@ -23,11 +22,13 @@ ORDER = (
 )
 DROP_ALL = """
 DO $$
-DECLARE f regprocedure;
+DECLARE fn oid;
 BEGIN
-    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
-             WHERE p.pronamespace = 'orders'::regnamespace LOOP
-        EXECUTE format('DROP FUNCTION IF EXISTS %s CASCADE', f);
+    FOR fn IN SELECT p.oid FROM pg_proc p WHERE p.pronamespace = 'orders'::regnamespace LOOP
+        -- CASCADE may already have dropped it with a function it depended on.
+        IF EXISTS (SELECT 1 FROM pg_proc WHERE oid = fn) THEN
+            EXECUTE format('DROP FUNCTION %s CASCADE', fn::regprocedure);
+        END IF;
     END LOOP;
 END $$
 """

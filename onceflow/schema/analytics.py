@@ -5,9 +5,11 @@
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     Column,
     Date,
+    Index,
     Integer,
     LargeBinary,
     SmallInteger,
@@ -16,7 +18,7 @@ from sqlalchemy import (
     Uuid,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import INTERVAL, JSONB
 
 from onceflow.schema.metadata import TIMESTAMPTZ, metadata
 
@@ -119,15 +121,66 @@ applied_batches = Table(
     Column("duplicates", BigInteger, nullable=False),
     Column("dead_letters", BigInteger, nullable=False),
     Column("committed_at", TIMESTAMPTZ, nullable=False),
+    *_counts(("late_events",)),
     schema="analytics",
 )
+Index("applied_batches_by_age", applied_batches.c.committed_at)
 
+# The de-duplication set, partitioned by RANGE (occurred_at); partitions come and go through
+# analytics.dedup_cover / dedup_forget (migrations/sql/analytics/dedup.sql) and are listed in
+# dedup_partitions. Ids counted before migration 0005 sit in applied_events_legacy with
+# occurred_at = -infinity.
 applied_events = Table(
     "applied_events",
     metadata,
     Column("event_id", Uuid, primary_key=True),
+    Column("occurred_at", TIMESTAMPTZ, primary_key=True),
+    schema="analytics",
+    postgresql_partition_by="RANGE (occurred_at)",
+)
+
+dedup_state = Table(
+    "dedup_state",
+    metadata,
+    Column(
+        "singleton",
+        Boolean,
+        CheckConstraint("singleton"),
+        primary_key=True,
+        server_default=text("true"),
+    ),
+    Column("width", INTERVAL, nullable=False),
+    Column("forgotten_before", TIMESTAMPTZ, nullable=False),
     schema="analytics",
 )
 
-# Every table the job writes, in the order a reset empties them.
-JOB_TABLES = tuple(t for t in metadata.sorted_tables if t.schema == "analytics")
+dedup_partitions = Table(
+    "dedup_partitions",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column("lower_bound", TIMESTAMPTZ, nullable=False),
+    Column("upper_bound", TIMESTAMPTZ, nullable=False),
+    schema="analytics",
+)
+
+# Events that occurred before the horizon (their ids may be forgotten): counted, and traced here.
+late_events = Table(
+    "late_events",
+    metadata,
+    Column("topic", Text, primary_key=True),
+    Column("kafka_partition", Integer, primary_key=True),
+    Column("kafka_offset", BigInteger, primary_key=True),
+    Column("event_id", Uuid, nullable=False),
+    Column("occurred_at", TIMESTAMPTZ, nullable=False),
+    Column("counted_at", TIMESTAMPTZ, nullable=False, server_default=text("now()")),
+    schema="analytics",
+)
+Index("late_events_by_age", late_events.c.counted_at)
+
+# What a backfill --reset empties: every table the job fills (the de-duplication bookkeeping
+# describes partitions, which stay).
+JOB_TABLES = tuple(
+    t
+    for t in metadata.sorted_tables
+    if t.schema == "analytics" and t not in (dedup_state, dedup_partitions)
+)

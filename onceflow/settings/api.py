@@ -20,7 +20,6 @@ class ApiSettings(BaseSettings):
     api_pool_timeout_s: float = Field(default=5.0, gt=0)
     api_currencies: Annotated[tuple[str, ...], NoDecode] = DEFAULT_CURRENCIES
     api_max_body_bytes: int = Field(default=64 * 1024, ge=1024)
-    api_idempotency_retention_hours: int = Field(default=24, ge=24)
     api_idempotency_wait_ms: int = Field(default=50, ge=1, le=10_000)
     api_log_level: str = "INFO"
     api_access_log: bool = True

@@ -4,7 +4,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import psycopg
 
@@ -15,15 +15,42 @@ SQL = Path(__file__).parent / "sql"
 
 @dataclass(frozen=True)
 class Windows:
-    """How long each kind of state is kept."""
+    """How long each kind of state is kept, and the width of the id set's partitions."""
 
     idempotency_keys: timedelta
     dedup: timedelta
+    dedup_partition: timedelta = timedelta(days=1)
 
     @classmethod
     def of(cls, retention: RetentionSettings) -> "Windows":
         """The windows the settings configure."""
-        return cls(idempotency_keys=retention.idempotency_retention, dedup=retention.dedup_window)
+        return cls(
+            idempotency_keys=retention.idempotency_retention,
+            dedup=retention.dedup_window,
+            dedup_partition=retention.dedup_partition,
+        )
+
+
+class Task(Protocol):
+    """One kind of state maintenance keeps bounded, worked on as database role `role`."""
+
+    @property
+    def name(self) -> str:
+        """The task's name in logs, metrics and `onceflow-ops maintenance`."""
+        ...
+
+    @property
+    def role(self) -> str:
+        """The database role it connects as."""
+        ...
+
+    def run(self, conn: psycopg.Connection[Any], windows: Windows, *, batch: int) -> int:
+        """Remove what is past its window; return how much went."""
+        ...
+
+    def count(self, conn: psycopg.Connection[Any], windows: Windows) -> int:
+        """How much a run would remove now."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -61,7 +88,40 @@ def _prune(name: str, role: str, keep: Callable[[Windows], timedelta]) -> Prune:
     )
 
 
-TASKS = (
+@dataclass(frozen=True)
+class RollDedup:
+    """The job's set of remembered event ids (migrations/sql/analytics/dedup.sql): partitions
+    of the configured width created ahead, those that ended before the window dropped."""
+
+    name: str = "dedup_ids"
+    role: str = "spark"
+
+    def run(self, conn: psycopg.Connection[Any], windows: Windows, *, batch: int) -> int:
+        """Forget the ids of the partitions past the window; return how many were forgotten."""
+        del batch  # partitions are dropped whole: forgetting is never a DELETE
+        width = windows.dedup_partition
+        conn.execute("SELECT analytics.dedup_set_width(%s)", (width,))
+        conn.execute(
+            "SELECT analytics.dedup_cover(ARRAY(SELECT generate_series("
+            "analytics.dedup_bucket(now()), now() + 2 * %(w)s::interval, %(w)s::interval)))",
+            {"w": width},
+        )
+        row = conn.execute(
+            "SELECT coalesce(sum(ids), 0) FROM analytics.dedup_forget(now() - %s::interval)",
+            (windows.dedup,),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def count(self, conn: psycopg.Connection[Any], windows: Windows) -> int:
+        """How many ids a run would forget now."""
+        row = conn.execute((SQL / "count_dedup.sql").read_text(), {"keep": windows.dedup})
+        found = row.fetchone()
+        return int(found[0]) if found else 0
+
+
+TASKS: tuple[Task, ...] = (
     _prune("idempotency_keys", "app", lambda w: w.idempotency_keys),
     _prune("ledger", "spark", lambda w: w.dedup),
+    _prune("late_events", "spark", lambda w: w.dedup),
+    RollDedup(),
 )

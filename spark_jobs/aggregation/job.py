@@ -21,24 +21,15 @@ import psycopg
 from confluent_kafka import Consumer, TopicPartition
 from pyspark.sql.streaming.query import StreamingQuery
 
-from onceflow.settings import Settings, get_settings
-from onceflow.settings import AggregationSettings, get_aggregation_settings
+from onceflow.schema.analytics import JOB_TABLES
+from onceflow.settings import AggregationSettings, Settings, get_aggregation_settings, get_settings
 from spark_jobs.aggregation.session import build_session
 from spark_jobs.aggregation.sink import BatchResult, PostgresSink
 from spark_jobs.aggregation.source import read_orders
 
 log = logging.getLogger("onceflow.aggregation")
 
-ANALYTICS_TABLES = (
-    "daily_sales",
-    "customer_sales",
-    "product_sales",
-    "order_state",
-    "freshness",
-    "dead_letters",
-    "applied_batches",
-    "applied_events",
-)
+ANALYTICS_TABLES = tuple(table.name for table in JOB_TABLES)
 
 
 class BackfillRefusedError(RuntimeError):
@@ -111,8 +102,8 @@ class Progress:
         self.events += r.events_new
         self.records += r.records
         line = (
-            f"batch {r.batch_id}: {r.records} records, {r.events_new} new events, "
-            f"{r.duplicates} duplicates, {r.dead_letters} dead letters "
+            f"batch {r.batch_id}: {r.records} records, {r.events_new} new events "
+            f"({r.late_events} late), {r.duplicates} duplicates, {r.dead_letters} dead letters "
             f"(spark {r.spark_seconds:.2f}s, postgres {r.postgres_seconds:.2f}s)"
         )
         if self.watermarks:
@@ -128,6 +119,13 @@ class Progress:
                 f"{self.records / elapsed:,.0f} records/s"
             )
         log.info(line)
+        if r.late_events:
+            log.warning(
+                "batch %d: %d events occurred before the de-duplication horizon; counted and "
+                "recorded in analytics.late_events",
+                r.batch_id,
+                r.late_events,
+            )
 
 
 class Stopper:

@@ -1,4 +1,5 @@
-"""The order event of contract section 4, as an explicit Spark schema, and its vocabulary."""
+"""The order event of contract section 4 as an explicit Spark schema, with the contract's
+vocabulary and limits in the forms the parser needs (all derived from onceflow.contract)."""
 
 from pyspark.sql.types import (
     ArrayType,
@@ -8,27 +9,30 @@ from pyspark.sql.types import (
     StructType,
 )
 
-SCHEMA_VERSION = 1
+from onceflow import contract
+
+SCHEMA_VERSION = contract.SCHEMA_VERSION
 CORRUPT_COLUMN = "_corrupt_record"
 
-PLACED = "OrderPlaced"
-PAID = "OrderPaid"
-SHIPPED = "OrderShipped"
-CANCELLED = "OrderCancelled"
+PLACED = contract.EventType.PLACED.value
+CANCELLED = contract.EventType.CANCELLED.value
+# event_type -> the order's status after that change; status -> its rank among one order's
+# events (picks the latest of two that share an occurred_at).
+STATUS_OF = {event.value: status.value for event, status in contract.STATUS_AFTER.items()}
+STATUS_RANK = {status.value: rank for status, rank in contract.STATUS_RANK.items()}
 
-# event_type -> the order's status after that change, and its rank among one order's events
-# (used to pick the latest event when two share an occurred_at).
-STATUS_OF = {PLACED: "PLACED", PAID: "PAID", SHIPPED: "SHIPPED", CANCELLED: "CANCELLED"}
-STATUS_RANK = {"PLACED": 0, "PAID": 1, "SHIPPED": 2, "CANCELLED": 2}
 
-MAX_ITEMS = 100
-MAX_QUANTITY = 10_000
-MAX_UNIT_PRICE_CENTS = 100_000_000
+def full_match(pattern: str) -> str:
+    """A Java regex matching the whole text (rlike finds; `\\z` is the very end)."""
+    return rf"^(?:{pattern})\z"
 
-UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\z"
-NAME_PATTERN = r"^[A-Za-z0-9._:-]{1,64}\z"
-CURRENCY_PATTERN = r"^[A-Z]{3}\z"
-TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})\z"
+
+UUID_PATTERN = full_match(contract.UUID)
+NAME_PATTERN = full_match(contract.IDENTIFIER)
+CURRENCY_PATTERN = full_match(contract.CURRENCY)
+TIMESTAMP_PATTERN = full_match(contract.TIMESTAMP)
+# The skus of an order joined by newlines: every line one identifier.
+SKU_LIST_PATTERN = rf"^(?:(?:{contract.IDENTIFIER})\n)*(?:{contract.IDENTIFIER})\z"
 
 ITEM = StructType(
     [

@@ -6,7 +6,7 @@ Per micro-batch:
 2. Spark parses and validates the records and renders, in ONE Spark job and one pass, COPY
    payloads: one line per valid record (its counted items as JSON), one per dead letter
    (copytext.py).
-3. ONE Postgres transaction, serialised by an advisory lock (so two writers can neither
+3. ONE Postgres transaction, serialised by analytics.lock_writers() (so two writers can neither
    deadlock nor double count): re-check the ledger, COPY the payloads into temp tables, fold
    them into analytics.* with set-based upserts (merge.py: drops event ids counted before,
    aggregates per key), record dead letters once, bump freshness, write the ledger row with
@@ -19,7 +19,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,21 +28,15 @@ from psycopg_pool import ConnectionPool
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
-from spark_jobs.aggregation import copytext, merge, parse, transforms
 from onceflow.settings import AggregationSettings
+from spark_jobs.aggregation import copytext, merge, parse, staging
+from spark_jobs.aggregation.statements import sql
 
 log = logging.getLogger("onceflow.aggregation.sink")
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
-LOCK_KEY = 0x0F1CEF10  # pg_advisory_xact_lock key shared by every writer of analytics.*
-
 LEDGER_HAS = "SELECT 1 FROM analytics.applied_batches WHERE query_id = %s AND batch_id = %s"
-LEDGER_INSERT = """
-    INSERT INTO analytics.applied_batches (query_id, batch_id, topic, offsets, records,
-        events_new, duplicates, dead_letters, committed_at)
-    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, clock_timestamp())
-"""
 
 
 @dataclass(frozen=True)
@@ -54,6 +48,7 @@ class BatchResult:
     records: int = 0
     events_new: int = 0
     duplicates: int = 0
+    late_events: int = 0
     dead_letters: int = 0
     spark_seconds: float = 0.0
     postgres_seconds: float = 0.0
@@ -62,19 +57,19 @@ class BatchResult:
 
 
 def batch_payloads(raw: DataFrame, max_event_bytes: int) -> dict[str, str]:
-    """Run ONE Spark job over a batch of raw Kafka rows; kind -> COPY text (events, dead).
-    Kinds without rows are absent."""
+    """Run ONE Spark job over a batch of raw Kafka rows; staged table name -> COPY text
+    (staging.EVENTS, staging.DEAD_LETTERS). Tables without rows are absent."""
     # One pass: each record renders either its event line or its dead-letter line, so the
     # parsed batch is neither cached nor read twice.
-    rows = transforms.event_rows(
+    rows = staging.event_rows(
         parse.annotated(parse.classify(raw, max_event_bytes)), "topic", "key", "value", "error"
     )
     valid = F.col("error").isNull()
-    event_line = copytext.line(transforms.EVENT_ROW_COLUMNS, verbatim=transforms.EVENT_ROW_VERBATIM)
-    dead_line = copytext.line(parse.DEAD_LETTER_COLUMNS, bytea=["key", "value"])
     lines = rows.select(
-        F.when(valid, F.lit("events")).otherwise(F.lit("dead")).alias("kind"),
-        F.when(valid, event_line).otherwise(dead_line).alias("line"),
+        F.when(valid, F.lit(staging.EVENTS.name))
+        .otherwise(F.lit(staging.DEAD_LETTERS.name))
+        .alias("kind"),
+        F.when(valid, staging.EVENTS.line()).otherwise(staging.DEAD_LETTERS.line()).alias("line"),
     )
     return copytext.payloads(copytext.bundle(lines))
 
@@ -164,7 +159,7 @@ class PostgresSink:
         query_id = self.query_id()
         started = time.monotonic()
         with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+            cur.execute("SELECT analytics.lock_writers()")
             cur.execute(LEDGER_HAS, (query_id, batch_id))
             if cur.fetchone() is not None:  # applied by another writer meanwhile
                 return BatchResult(query_id, batch_id, skipped=True)
@@ -174,28 +169,31 @@ class PostgresSink:
                 self.topic,
                 after_first_upsert=lambda: fault(self.settings, "crash_mid_write", self.applied),
             )
-            duplicates = merged.valid_records - merged.events_new
-            cur.execute(
-                LEDGER_INSERT,
-                (
-                    query_id,
-                    batch_id,
-                    self.topic,
-                    json.dumps(merged.offsets),
-                    merged.records,
-                    merged.events_new,
-                    duplicates,
-                    merged.dead_letters,
-                ),
+            result = BatchResult(
+                query_id,
+                batch_id,
+                records=merged.records,
+                events_new=merged.events_new,
+                duplicates=merged.valid_records - merged.events_new,
+                late_events=merged.late_events,
+                dead_letters=merged.dead_letters,
+                spark_seconds=spark_seconds,
+                offsets=merged.offsets,
             )
-        return BatchResult(
-            query_id,
-            batch_id,
-            records=merged.records,
-            events_new=merged.events_new,
-            duplicates=duplicates,
-            dead_letters=merged.dead_letters,
-            spark_seconds=spark_seconds,
-            postgres_seconds=time.monotonic() - started,
-            offsets=merged.offsets,
-        )
+            cur.execute(sql("ledger_insert"), ledger_row(result, self.topic))
+        return replace(result, postgres_seconds=time.monotonic() - started)
+
+
+def ledger_row(result: BatchResult, topic: str) -> dict[str, object]:
+    """The parameters of sql/ledger_insert.sql for one applied batch."""
+    return {
+        "query_id": result.query_id,
+        "batch_id": result.batch_id,
+        "topic": topic,
+        "offsets": json.dumps(result.offsets),
+        "records": result.records,
+        "events_new": result.events_new,
+        "duplicates": result.duplicates,
+        "dead_letters": result.dead_letters,
+        "late_events": result.late_events,
+    }

@@ -1,7 +1,10 @@
+-- p_problems holds the problem documents this function may answer with, keyed by kind
+-- ('not_found', 'invalid_transition', 'concurrent_transition'): their type, title and status
+-- come from the API (services/orders/entrypoints/problems.py); the detail is written here.
 CREATE FUNCTION orders.transition_order(
     p_scope text, p_key text, p_fingerprint bytea, p_lock_timeout text,
     p_order_id uuid, p_action text, p_from text[], p_to text, p_event_type text,
-    p_event_id uuid, p_traceparent text,
+    p_event_id uuid, p_traceparent text, p_problems jsonb,
     OUT outcome text, OUT status integer, OUT body jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -22,14 +25,15 @@ BEGIN
     -- one wins and the other is answered 409 (even when the pair would be valid in turn).
     SELECT o.status INTO v_current FROM orders.orders o WHERE o.id = p_order_id;
     IF NOT FOUND THEN
-        outcome := 'not_found'; v_status := 404;
-        v_body := orders.problem('order-not-found', 'Not Found', 404,
-                                 format('order %s does not exist', p_order_id));
+        outcome := 'not_found';
+        v_body := p_problems -> 'not_found'
+                  || jsonb_build_object('detail', format('order %s does not exist', p_order_id));
     ELSIF NOT v_current = ANY (p_from) THEN
-        outcome := 'rejected'; v_status := 409;
-        v_body := orders.problem('invalid-transition', 'Conflict', 409,
-                                 format('cannot %s an order that is %s', p_action, v_current))
-                  || jsonb_build_object('order_status', v_current);
+        outcome := 'rejected';
+        v_body := p_problems -> 'invalid_transition'
+                  || jsonb_build_object('detail', format('cannot %s an order that is %s',
+                                                         p_action, v_current),
+                                        'order_status', v_current);
     ELSE
         UPDATE orders.orders o SET status = p_to, updated_at = now()
          WHERE o.id = p_order_id AND o.status = v_current
@@ -41,13 +45,14 @@ BEGIN
             outcome := 'changed'; v_status := 200;
         ELSE
             SELECT o.status INTO v_current FROM orders.orders o WHERE o.id = p_order_id;
-            outcome := 'rejected'; v_status := 409;
-            v_body := orders.problem('concurrent-transition', 'Conflict', 409,
-                                     format('the order changed to %s while this %s ran',
-                                            v_current, p_action))
-                      || jsonb_build_object('order_status', v_current);
+            outcome := 'rejected';
+            v_body := p_problems -> 'concurrent_transition'
+                      || jsonb_build_object('detail', format('the order changed to %s while '
+                                                             'this %s ran', v_current, p_action),
+                                            'order_status', v_current);
         END IF;
     END IF;
+    v_status := coalesce(v_status, (v_body ->> 'status')::integer);
     UPDATE orders.idempotency_keys k SET status = v_status, body = v_body
      WHERE k.scope = p_scope AND k.key = p_key;
     status := v_status; body := v_body;

@@ -1,20 +1,45 @@
-"""Read queries: the database renders each order as JSON, exactly as writes return it."""
+"""Read queries, built with SQLAlchemy Core from onceflow.schema and compiled once per shape.
+The database renders each order as JSON (orders.order_json), exactly as writes return it."""
 
+import typing
 from datetime import datetime
+from functools import cache
 from uuid import UUID
 
-from psycopg import sql
+from sqlalchemy import ColumnElement, Text, bindparam, cast, func, literal_column, select, tuple_
 
+from onceflow.schema.orders import orders
+from services.orders.adapters.compiled import to_sql
 from services.orders.adapters.pool import Connection
 
-ORDER_JSON = sql.SQL("orders.order_json(o, orders.items_json(o.id))::text")
-GET = sql.SQL("SELECT {} FROM orders.orders o WHERE o.id = %s").format(ORDER_JSON)
+o = orders.alias("o")
+ORDER_JSON = cast(func.orders.order_json(literal_column("o"), func.orders.items_json(o.c.id)), Text)
+GET = to_sql(select(ORDER_JSON).where(o.c.id == bindparam("id")))
+
+
+@cache
+def page_query(*, by_customer: bool, by_status: bool, after: bool) -> str:
+    """The list query for one combination of filters (eight shapes, each compiled once)."""
+    where: list[ColumnElement[bool]] = []
+    if by_customer:
+        where.append(o.c.customer_id == bindparam("customer_id"))
+    if by_status:
+        where.append(o.c.status == bindparam("status"))
+    if after:
+        where.append(
+            tuple_(o.c.created_at, o.c.id) < tuple_(bindparam("after_at"), bindparam("after_id"))
+        )
+    return to_sql(
+        select(ORDER_JSON, o.c.created_at, o.c.id)
+        .where(*where)
+        .order_by(o.c.created_at.desc(), o.c.id.desc())
+        .limit(bindparam("limit"))
+    )
 
 
 async def fetch_order(conn: Connection, order_id: UUID) -> str | None:
     """The order's JSON text, or None."""
-    cur = await conn.execute(GET, (order_id,))
-    row = await cur.fetchone()
+    row = await (await conn.execute(GET, {"id": order_id})).fetchone()
     return None if row is None else str(row[0])
 
 
@@ -27,22 +52,12 @@ async def fetch_page(
     limit: int,
 ) -> list[tuple[str, datetime, UUID]]:
     """Up to `limit` orders newest first, after the keyset position `after`."""
-    where: list[sql.Composable] = []
-    params: list[object] = []
-    if customer_id is not None:
-        where.append(sql.SQL("o.customer_id = %s"))
-        params.append(customer_id)
-    if status is not None:
-        where.append(sql.SQL("o.status = %s"))
-        params.append(status)
+    query = page_query(
+        by_customer=customer_id is not None, by_status=status is not None, after=after is not None
+    )
+    params: dict[str, object] = {"customer_id": customer_id, "status": status, "limit": limit}
     if after is not None:
-        where.append(sql.SQL("(o.created_at, o.id) < (%s, %s)"))
-        params.extend(after)
-    condition = sql.SQL(" AND ").join(where) if where else sql.SQL("true")
-    query = sql.SQL(
-        "SELECT {}, o.created_at, o.id FROM orders.orders o WHERE {} "
-        "ORDER BY o.created_at DESC, o.id DESC LIMIT %s"
-    ).format(ORDER_JSON, condition)
-    cur = await conn.execute(query, [*params, limit])
-    rows = await cur.fetchall()
-    return [(str(doc), created_at, order_id) for doc, created_at, order_id in rows]  # type: ignore[misc]
+        params["after_at"], params["after_id"] = after
+    cur = await conn.execute(query, params)
+    rows = typing.cast(list[tuple[str, datetime, UUID]], await cur.fetchall())
+    return [(str(doc), created_at, order_id) for doc, created_at, order_id in rows]

@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None, api: ApiSettings | None = None)
         telemetry={"tracing": api.api_otel, "metrics": api.api_otel, "logs": api.api_otel},
     )
     app.state.pool = pool
+    app.state.settings = settings
     app.state.api = api
     routers = (orders.router, transitions.router, ops.router)
     for router in routers:

@@ -7,14 +7,15 @@ from typing import Annotated, Any
 import orjson
 from fastapi import Depends, Request
 
+from onceflow import contract
 from onceflow.settings import ApiSettings
 from services.orders.adapters.pool import Pool
-from services.orders.entrypoints.problems import ProblemError
+from services.orders.entrypoints.problems import STORED, ProblemError
 from services.orders.entrypoints.tracing import traceparent_for
 from services.orders.service_layer.unit_of_work import PsycopgUnitOfWork, UnitOfWork
 
-KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
-_KEY = re.compile(KEY_PATTERN)
+KEY_PATTERN = f"^(?:{contract.IDEMPOTENCY_KEY})$"
+_KEY = re.compile(rf"\A(?:{contract.IDEMPOTENCY_KEY})\Z")
 
 
 # Every dependency is `async def`: FastAPI runs plain `def` dependencies in a thread pool, a
@@ -40,7 +41,9 @@ async def write_context(request: Request) -> WriteContext:
     """One dependency for the write path (each FastAPI dependency has a per-request cost)."""
     api: ApiSettings = request.app.state.api
     return WriteContext(
-        uow=PsycopgUnitOfWork(request.app.state.pool, wait_ms=api.api_idempotency_wait_ms),
+        uow=PsycopgUnitOfWork(
+            request.app.state.pool, wait_ms=api.api_idempotency_wait_ms, problems=STORED
+        ),
         key=idempotency_key(request),
         traceparent=traceparent_for(request.headers.get("traceparent")),
     )
@@ -82,7 +85,12 @@ KEY_PARAMETER: dict[str, Any] = {
     "in": "header",
     "required": True,
     "description": "Client-chosen key; a retry with the same key and request replays the answer.",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": KEY_PATTERN},
+    "schema": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": contract.IDEMPOTENCY_KEY_MAX_LENGTH,
+        "pattern": KEY_PATTERN,
+    },
 }
 TRACEPARENT_PARAMETER: dict[str, Any] = {
     "name": "traceparent",

@@ -9,12 +9,8 @@ from psycopg_pool import PoolTimeout
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from services.orders.domain.order import InvalidOrderError
+from services.orders.domain.outcomes import IdempotencyKeyReusedError, RequestInFlightError
 from services.orders.entrypoints.problems import ProblemError, problem_response
-from services.orders.service_layer.idempotency import (
-    IdempotencyKeyReusedError,
-    RequestInFlightError,
-)
 from services.orders.service_layer.pagination import InvalidCursorError
 
 log = logging.getLogger("onceflow.api")
@@ -93,7 +89,6 @@ STATIC = {
         "a request with this Idempotency-Key is still in progress",
     ),
     InvalidCursorError: (422, "invalid-cursor", "the cursor is not valid"),
-    InvalidOrderError: (422, "validation", "the order is not valid"),
 }
 
 

@@ -41,16 +41,32 @@ class ProblemError(Exception):
         self.status, self.slug, self.detail, self.headers = status, slug, detail, headers
 
 
-def problem_body(
-    status: int, slug: str | None, detail: str, errors: list[dict[str, str]] | None = None
-) -> bytes:
-    """Serialize a problem; `slug=None` means the generic `about:blank` type."""
-    doc: dict[str, Any] = {
+def problem_document(status: int, slug: str | None) -> dict[str, Any]:
+    """type, title and status of a problem; `slug=None` means the generic `about:blank`."""
+    return {
         "type": TYPE_PREFIX + slug if slug else "about:blank",
         "title": HTTPStatus(status).phrase,
         "status": status,
-        "detail": detail,
     }
+
+
+ORDER_NOT_FOUND = "order-not-found"
+# The problems the write functions store as a key's answer, by the kind the SQL names them
+# (orders.transition_order adds the detail).
+STORED = orjson.dumps(
+    {
+        "not_found": problem_document(404, ORDER_NOT_FOUND),
+        "invalid_transition": problem_document(409, "invalid-transition"),
+        "concurrent_transition": problem_document(409, "concurrent-transition"),
+    }
+).decode()
+
+
+def problem_body(
+    status: int, slug: str | None, detail: str, errors: list[dict[str, str]] | None = None
+) -> bytes:
+    """Serialize a problem."""
+    doc = {**problem_document(status, slug), "detail": detail}
     if errors is not None:
         doc["errors"] = errors
     return orjson.dumps(doc)

@@ -5,14 +5,20 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
+from onceflow import contract
+from onceflow.contract import OrderStatus
 from onceflow.settings import get_api_settings
-from services.orders.domain.order import MAX_ITEMS, MAX_QUANTITY, MAX_UNIT_PRICE_CENTS
-from services.orders.domain.status import OrderStatus
 
-IDENTIFIER_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
-Identifier = Annotated[str, Field(min_length=1, max_length=64, pattern=IDENTIFIER_PATTERN)]
-Quantity = Annotated[int, Field(ge=1, le=MAX_QUANTITY)]
-UnitPrice = Annotated[int, Field(ge=0, le=MAX_UNIT_PRICE_CENTS)]
+# JSON Schema / pydantic (Rust) regexes: `$` is the very end of the text.
+IDENTIFIER_PATTERN = f"^(?:{contract.IDENTIFIER})$"
+CURRENCY_PATTERN = f"^(?:{contract.CURRENCY})$"
+Identifier = Annotated[
+    str, Field(min_length=1, max_length=contract.IDENTIFIER_MAX_LENGTH, pattern=IDENTIFIER_PATTERN)
+]
+Quantity = Annotated[int, Field(ge=contract.MIN_QUANTITY, le=contract.MAX_QUANTITY)]
+UnitPrice = Annotated[
+    int, Field(ge=contract.MIN_UNIT_PRICE_CENTS, le=contract.MAX_UNIT_PRICE_CENTS)
+]
 STRICT = ConfigDict(extra="forbid", strict=True)
 
 
@@ -30,8 +36,10 @@ class OrderIn(BaseModel):
 
     model_config = STRICT
     customer_id: Identifier
-    currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217, allow-listed")]
-    items: Annotated[list[ItemIn], Field(min_length=1, max_length=MAX_ITEMS)]
+    currency: Annotated[str, Field(pattern=CURRENCY_PATTERN, description="ISO 4217, allow-listed")]
+    items: Annotated[
+        list[ItemIn], Field(min_length=contract.MIN_ITEMS, max_length=contract.MAX_ITEMS)
+    ]
 
     @field_validator("currency")
     @classmethod

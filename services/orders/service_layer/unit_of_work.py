@@ -2,39 +2,19 @@
 
 from types import TracebackType
 from typing import Protocol, Self
-from uuid import UUID
 
 from services.orders.adapters.pool import Connection, Pool
 from services.orders.adapters.repository import PsycopgOrderRepository
-from services.orders.domain.order import LineItem
-from services.orders.domain.status import Action
-from services.orders.service_layer.idempotency import KeyClaim, Outcome
+from services.orders.domain.commands import PlaceOrder, TransitionOrder
+from services.orders.domain.outcomes import Outcome
 
 
 class OrderRepository(Protocol):
     """Writes of the order aggregate; each also claims its Idempotency-Key."""
 
-    async def place(
-        self,
-        *,
-        claim: KeyClaim,
-        order_id: UUID,
-        event_id: UUID,
-        customer_id: str,
-        currency: str,
-        items: tuple[LineItem, ...],
-        traceparent: str,
-    ) -> Outcome: ...
+    async def place(self, command: PlaceOrder) -> Outcome: ...
 
-    async def transition(
-        self,
-        *,
-        claim: KeyClaim,
-        order_id: UUID,
-        action: Action,
-        event_id: UUID,
-        traceparent: str,
-    ) -> Outcome: ...
+    async def transition(self, command: TransitionOrder) -> Outcome: ...
 
 
 class UnitOfWork(Protocol):
@@ -59,9 +39,10 @@ class PsycopgUnitOfWork:
 
     orders: OrderRepository
 
-    def __init__(self, pool: Pool, *, wait_ms: int) -> None:
+    def __init__(self, pool: Pool, *, wait_ms: int, problems: str) -> None:
         self._pool = pool
         self._wait_ms = wait_ms
+        self._problems = problems
         self._conn: Connection | None = None
         self._committed = False
 
@@ -73,7 +54,9 @@ class PsycopgUnitOfWork:
         except BaseException:
             await self._pool.putconn(self._conn)
             raise
-        self.orders = PsycopgOrderRepository(self._conn, self._wait_ms)
+        self.orders = PsycopgOrderRepository(
+            self._conn, wait_ms=self._wait_ms, problems=self._problems
+        )
         return self
 
     async def __aexit__(

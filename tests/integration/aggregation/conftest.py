@@ -17,35 +17,12 @@ import psycopg
 import pytest
 
 from onceflow.paths import ROOT
-from onceflow.settings import Settings, get_settings
-from stack import postgres
+from onceflow.settings import get_settings
 from stack.waiting import port_open, wait_for
 from tests.integration.aggregation.history import create_topic, delete_topic
+from tests.integration.databases import create_database, drop_database
 
 pytestmark = pytest.mark.integration
-
-
-def _settings(database: str) -> Settings:
-    return get_settings().model_copy(update={"pg_database": database})
-
-
-def create_database(database: str) -> Settings:
-    settings = _settings(database)
-    postgres.ensure_roles_and_database(settings)
-    env = {**os.environ, "ONCEFLOW_PG_DATABASE": database}
-    subprocess.run(
-        [sys.executable, "-m", "alembic", "-c", "migrations/alembic.ini", "upgrade", "head"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    return settings
-
-
-def drop_database(database: str) -> None:
-    with psycopg.connect(postgres.superuser_conninfo(get_settings()), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
 
 class Job:
@@ -111,7 +88,11 @@ class Pipeline:
         return Job(self.env(database, **extra), self.tmp / f"job-{self.runs}.log", *args)
 
     def dsn(self, database: str | None = None) -> str:
-        return _settings(database or self.database).dsn("analyst")
+        return (
+            get_settings()
+            .model_copy(update={"pg_database": database or self.database})
+            .dsn("analyst")
+        )
 
     def query(self, sql: str, database: str | None = None) -> list[tuple[Any, ...]]:
         with psycopg.connect(self.dsn(database)) as conn:
@@ -132,7 +113,7 @@ class Pipeline:
         )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
     settings = get_settings()
     host, port = settings.kafka_bootstrap.rsplit(":", 1)

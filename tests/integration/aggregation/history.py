@@ -15,16 +15,13 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+from confluent_kafka.admin import AdminClient, NewTopic
 
-CURRENCIES = ("EUR", "USD", "GBP", "JPY", "CHF")
-STATUS = {
-    "OrderPlaced": "PLACED",
-    "OrderPaid": "PAID",
-    "OrderShipped": "SHIPPED",
-    "OrderCancelled": "CANCELLED",
-}
-RANK = {"PLACED": 0, "PAID": 1, "SHIPPED": 2, "CANCELLED": 2}
+from onceflow import contract
+
+CURRENCIES = contract.DEFAULT_CURRENCIES
+STATUS = {event.value: status.value for event, status in contract.STATUS_AFTER.items()}
+RANK = {status.value: rank for status, rank in contract.STATUS_RANK.items()}
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 replays, duplicates and bad records; backfill equals streaming; every table equals an
 independently computed oracle.
 
-The tests run in order and share one topic, database and checkpoint (each Spark start costs
-~15 s on 2 cores); every step checks the complete state.
+Each test has its own topic, database and checkpoint (the `pipeline` fixture) and checks the
+complete state against the oracle of the events it produced itself.
 """
 
 import json
@@ -14,70 +14,18 @@ from typing import Any
 import pytest
 
 from stack.waiting import wait_for
-from tests.e2e.analytics import CUSTOMER_COLUMNS, DAILY_COLUMNS, PRODUCT_COLUMNS
-from tests.integration.aggregation.conftest import Pipeline, create_database, drop_database
+from tests.integration.aggregation.conftest import Pipeline
 from tests.integration.aggregation.history import (
     Event,
     Record,
-    expected_tables,
     interleave,
     make_history,
     produce,
 )
+from tests.integration.aggregation.tables import assert_exact, db_tables
+from tests.integration.databases import create_database, drop_database
 
 pytestmark = pytest.mark.integration
-
-DAILY = DAILY_COLUMNS
-CUSTOMER = (*CUSTOMER_COLUMNS, "first_order_at", "last_order_at")
-PRODUCT = PRODUCT_COLUMNS
-
-# Shared across the ordered tests of this module.
-produced: list[Event] = []
-dead_letters_produced: list[Record] = []
-
-
-def db_tables(p: Pipeline, database: str | None = None) -> dict[str, Any]:
-    """The analytics tables as the analyst sees them, shaped like history.expected_tables."""
-
-    def q(sql: str) -> list[tuple[Any, ...]]:
-        return p.query(sql, database)
-
-    fresh = q(
-        "SELECT coalesce(sum(events_applied), 0), max(last_event_at) FROM analytics.freshness"
-    )
-    return {
-        "daily_sales": {
-            (r[0], r[1]): dict(zip(DAILY, r[2:], strict=True))
-            for r in q(f"SELECT day, currency, {', '.join(DAILY)} FROM analytics.daily_sales")
-        },
-        "customer_sales": {
-            r[0]: dict(zip(CUSTOMER, r[1:], strict=True))
-            for r in q(f"SELECT customer_id, {', '.join(CUSTOMER)} FROM analytics.customer_sales")
-        },
-        "product_sales": {
-            r[0]: dict(zip(PRODUCT, r[1:], strict=True))
-            for r in q(f"SELECT sku, {', '.join(PRODUCT)} FROM analytics.product_sales")
-        },
-        "order_status_counts": dict(q("SELECT status, orders FROM analytics.order_status_counts")),
-        "events": fresh[0][0],
-        "last_event_at": fresh[0][1],
-    }
-
-
-def oracle(events: Sequence[Event]) -> dict[str, Any]:
-    """expected_tables with every column present (zeros where nothing was counted)."""
-    e = expected_tables(events)
-    e["daily_sales"] = {k: {c: v.get(c, 0) for c in DAILY} for k, v in e["daily_sales"].items()}
-    e["product_sales"] = {
-        k: {c: v.get(c, 0) for c in PRODUCT} for k, v in e["product_sales"].items()
-    }
-    return e
-
-
-def assert_exact(p: Pipeline, events: Sequence[Event], database: str | None = None) -> None:
-    actual, expected = db_tables(p, database), oracle(events)
-    for table in expected:
-        assert actual[table] == expected[table], f"analytics.{table} differs from the oracle"
 
 
 def malformed(rng: random.Random, template: Event) -> list[Record]:
@@ -107,23 +55,31 @@ def history(seed: int, orders: int) -> list[Event]:
     return interleave(make_history(orders, seed=seed, days=4), seed=seed)
 
 
+def stream(pipeline: Pipeline, events: Sequence[Event], dead: int = 0) -> None:
+    """Run the streaming job until `events` (and `dead` dead letters) are applied, then stop."""
+    job = pipeline.start()
+    try:
+        pipeline.wait_applied(len(events), dead, job)
+    finally:
+        assert job.stop() == 0
+
+
 def test_crash_after_postgres_commit_then_restart_is_exact(pipeline: Pipeline) -> None:
     events = history(1, 400)
     dupes = events[:25]  # the same events produced twice, in the same batch
     produce(pipeline.bootstrap, pipeline.topic, [e.record() for e in [*events, *dupes]])
-    produced.extend(events)
 
     job = pipeline.start(fault="crash_after_commit")
     assert job.wait() == 137, job.output()[-3000:]
     assert pipeline.query("SELECT count(*) FROM analytics.applied_batches")[0][0] == 1
-    assert_exact(pipeline, produced)  # committed in Postgres, not in Spark
+    assert_exact(pipeline, events)  # committed in Postgres, not in Spark
 
     job = pipeline.start()
     try:
         # Spark re-runs batch 0 (never committed in its checkpoint); the ledger skips it.
         wait_for(lambda: "already applied: skipped" in job.output(), what="the skip", timeout=120)
-        pipeline.wait_applied(len(produced), 0, job)
-        assert_exact(pipeline, produced)
+        pipeline.wait_applied(len(events), 0, job)
+        assert_exact(pipeline, events)
     finally:
         assert job.stop() == 0
     ledger = pipeline.query("SELECT duplicates, offsets FROM analytics.applied_batches")
@@ -132,15 +88,17 @@ def test_crash_after_postgres_commit_then_restart_is_exact(pipeline: Pipeline) -
 
 def test_crash_mid_write_duplicates_and_bad_records(pipeline: Pipeline) -> None:
     rng = random.Random(5)
+    earlier = history(4, 80)
+    produce(pipeline.bootstrap, pipeline.topic, [e.record() for e in earlier])
+    stream(pipeline, earlier)
     events = history(2, 300)
     bad = malformed(rng, events[0])
-    again = produced[100:140]  # counted by an earlier batch already
+    again = earlier[20:60]  # counted by an earlier batch already
     records = (
         [e.record() for e in events[:200]] + bad + [e.record() for e in [*events[200:], *again]]
     )
     produce(pipeline.bootstrap, pipeline.topic, records)
-    produced.extend(events)
-    dead_letters_produced.extend(bad)
+    produced = [*earlier, *events]
     before = db_tables(pipeline)
 
     job = pipeline.start(fault="crash_mid_write")
@@ -179,12 +137,7 @@ def test_crash_mid_write_duplicates_and_bad_records(pipeline: Pipeline) -> None:
 def test_replaying_a_committed_batch_changes_nothing(pipeline: Pipeline) -> None:
     events = history(3, 150)
     produce(pipeline.bootstrap, pipeline.topic, [e.record() for e in events])
-    produced.extend(events)
-    job = pipeline.start()
-    try:
-        pipeline.wait_applied(len(produced), len(dead_letters_produced), job)
-    finally:
-        assert job.stop() == 0
+    stream(pipeline, events)
     state = db_tables(pipeline)
     # Make Spark forget it committed its last batch: it re-runs it on restart.
     commits = sorted(
@@ -203,10 +156,16 @@ def test_replaying_a_committed_batch_changes_nothing(pipeline: Pipeline) -> None
         assert job.stop() == 0
     assert "already applied: skipped" in job.output()
     assert db_tables(pipeline) == state
-    assert_exact(pipeline, produced)
+    assert_exact(pipeline, events)
 
 
 def test_backfill_into_empty_tables_equals_streaming(pipeline: Pipeline) -> None:
+    events = history(6, 200)
+    bad = malformed(random.Random(6), events[0])
+    records = [e.record() for e in events[:100]] + bad + [e.record() for e in events[50:]]
+    produce(pipeline.bootstrap, pipeline.topic, records)
+    stream(pipeline, events, len(bad))
+    assert_exact(pipeline, events)
     database = f"{pipeline.database}_bf"
     create_database(database)
     try:

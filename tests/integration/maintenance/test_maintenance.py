@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from onceflow.settings import Settings
 from services.maintenance.runner import LOCK_KEY, Removed, run_once
-from services.maintenance.tasks import Windows
+from services.maintenance.tasks import TASKS, Windows
 from services.orders.entrypoints.app import create_app
 from tests.integration.databases import create_database, drop_database
 
@@ -100,6 +100,5 @@ def test_only_one_run_at_a_time(scratch: Settings) -> None:
         holder.execute("SELECT pg_advisory_lock(%s)", (LOCK_KEY,))
         assert run_once(settings=scratch, windows=WINDOWS, batch=10) is None
     assert run_once(settings=scratch, windows=WINDOWS, batch=10) == [
-        Removed("idempotency_keys", 0),
-        Removed("ledger", 0),
+        Removed(task.name, 0) for task in TASKS
     ]

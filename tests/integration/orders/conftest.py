@@ -15,7 +15,7 @@ from services.orders.entrypoints.app import create_app
 from stack.postgres import superuser_conninfo
 
 pytestmark = pytest.mark.integration
-ORDER = {
+ORDER: dict[str, Any] = {
     "customer_id": "c-42",
     "currency": "EUR",
     "items": [

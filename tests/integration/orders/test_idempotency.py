@@ -14,6 +14,7 @@ import psycopg
 from fastapi.testclient import TestClient
 
 from onceflow.settings import Settings
+from services.maintenance.tasks import TASKS, Windows
 from tests.integration.orders.conftest import ORDER, act, customer, key, place
 
 CRASHER = """
@@ -22,8 +23,10 @@ from uuid import UUID
 from onceflow.settings import get_settings
 from services.orders.adapters.pool import make_pool
 from onceflow.settings import get_api_settings
+from services.orders.domain.commands import PlaceOrder
 from services.orders.domain.ids import uuid7
 from services.orders.domain.order import LineItem
+from services.orders.entrypoints.problems import STORED
 from services.orders.entrypoints.tracing import new_traceparent
 from services.orders.service_layer.idempotency import claim
 from services.orders.service_layer.unit_of_work import PsycopgUnitOfWork
@@ -31,13 +34,13 @@ from services.orders.service_layer.unit_of_work import PsycopgUnitOfWork
 async def main() -> None:
     pool = make_pool(get_settings(), get_api_settings())
     await pool.open()
-    async with PsycopgUnitOfWork(pool, wait_ms=50) as uow:
+    async with PsycopgUnitOfWork(pool, wait_ms=50, problems=STORED) as uow:
         body = {"customer_id": sys.argv[2], "currency": "EUR",
                 "items": [{"sku": "SKU-1", "quantity": 2, "unit_price_cents": 1250}]}
-        await uow.orders.place(
+        await uow.orders.place(PlaceOrder(
             claim=claim("POST /orders", sys.argv[1], body), order_id=UUID(sys.argv[3]),
             event_id=uuid7(), customer_id=sys.argv[2], currency="EUR",
-            items=(LineItem("SKU-1", 2, 1250),), traceparent=new_traceparent())
+            items=(LineItem("SKU-1", 2, 1250),), traceparent=new_traceparent()))
         print(uow.orders._conn.info.backend_pid, flush=True)
         await asyncio.sleep(120)  # killed here: inserted, never committed
 
@@ -175,10 +178,8 @@ def test_crash_before_commit_leaves_nothing(
 
 
 def test_key_is_stored_with_the_change_and_purged_after_retention(
-    client: TestClient, db: Any
+    client: TestClient, db: Any, settings: Settings
 ) -> None:
-    from services.orders import purge_keys
-
     old, recent = key(), key()
     for idem in (old, recent):
         client.post(
@@ -192,7 +193,9 @@ def test_key_is_stored_with_the_change_and_purged_after_retention(
         "UPDATE orders.idempotency_keys SET created_at = now() - %s WHERE key = %s",
         (timedelta(hours=25), old),
     )
-    assert purge_keys.purge(retention=timedelta(hours=24)) >= 1
+    purge = next(task for task in TASKS if task.name == "idempotency_keys")
+    with psycopg.connect(settings.dsn(purge.role), autocommit=True) as conn:
+        assert purge.run(conn, Windows(timedelta(hours=24), timedelta(days=8)), batch=100) >= 1
     keys = {
         r[0]
         for r in db.execute(

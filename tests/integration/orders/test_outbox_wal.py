@@ -7,10 +7,10 @@ from uuid import UUID
 import orjson
 from fastapi.testclient import TestClient
 
-from services.orders.domain.events import envelope
-from services.orders.domain.order import LineItem, Order
-from services.orders.domain.status import EventType, OrderStatus
+from onceflow.contract import EventType, OrderStatus
+from services.orders.domain.order import LineItem
 from tests.integration.orders.conftest import Transaction, Wal, act, key, place
+from tests.oracle.orders import Order, envelope
 
 TRACE = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 

@@ -1,8 +1,8 @@
 """The outbox topic gets the project's retention, when created and when it already exists."""
 
 import uuid
-from datetime import timedelta
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType

@@ -1,11 +1,12 @@
-"""The v1 envelope of contract section 4 and its timestamp format."""
+"""The test oracle's v1 envelope (contract section 4) and its timestamp format: what the SQL
+functions must produce (tests/integration/orders/test_outbox_wal.py compares them)."""
 
 from datetime import UTC, datetime, timedelta, timezone
 from uuid import UUID
 
-from services.orders.domain.events import envelope, iso_utc
-from services.orders.domain.order import LineItem, Order
-from services.orders.domain.status import EventType, OrderStatus
+from onceflow.contract import EventType, OrderStatus
+from services.orders.domain.order import LineItem
+from tests.oracle.orders import Order, envelope, iso_utc
 
 T0 = datetime(2026, 11, 22, 10, 15, 3, 123456, tzinfo=UTC)
 ORDER_ID = UUID("01a20114-a2ad-7eaf-9c28-f79e39388b5a")

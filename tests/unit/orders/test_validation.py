@@ -31,11 +31,27 @@ def test_contract_example_is_valid() -> None:
         {"items": [{**ITEM, "quantity": True}]},
         {"items": [{**ITEM, "colour": "red"}]},
         {"items": [{**ITEM, "unit_price_cents": 100_000_001}]},
+        {"items": [{**ITEM, "unit_price_cents": -1}]},
+        {"items": [{**ITEM, "quantity": 0}]},
+        {"items": [{**ITEM, "quantity": 10_001}]},
+        {"items": [{**ITEM, "sku": ""}]},
+        {"items": [{**ITEM, "sku": "a b"}]},
+        {"items": [{**ITEM, "sku": "x" * 65}]},
+        {"items": [{**ITEM, "sku": "é"}]},
+        {"items": [{**ITEM, "sku": "SKU-1\n"}]},
+        {"customer_id": "c 42"},
     ],
 )
 def test_rejected(change: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         OrderIn.model_validate({**BODY, **change})
+
+
+def test_limits_are_inclusive() -> None:
+    edge = {"sku": "a.b_c:d-" + "x" * 56, "quantity": 10_000, "unit_price_cents": 100_000_000}
+    low = {"sku": "a", "quantity": 1, "unit_price_cents": 0}
+    order = OrderIn.model_validate({**BODY, "items": [edge, low] * 50})
+    assert len(order.items) == 100
 
 
 def test_currency_allow_list_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,5 +69,3 @@ def test_currency_allow_list_is_configurable(monkeypatch: pytest.MonkeyPatch) ->
 def test_settings_reject_bad_currency_codes() -> None:
     with pytest.raises(ValidationError):
         ApiSettings(api_currencies="EURO")
-    with pytest.raises(ValidationError):
-        ApiSettings(api_idempotency_retention_hours=23)

@@ -1,8 +1,8 @@
 """Operations endpoints: liveness, readiness (database + replication slot) and metrics."""
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 
-from onceflow.settings import get_settings
+from onceflow.settings import Settings
 from services.orders.entrypoints import metrics
 from services.orders.entrypoints.dependencies import PoolDep
 from services.orders.entrypoints.problems import problem_response, problem_responses
@@ -22,9 +22,10 @@ async def healthz() -> Response:
 
 
 @router.get("/readyz", response_model=Health, responses=problem_responses(503))
-async def readyz(pool: PoolDep) -> Response:
+async def readyz(pool: PoolDep, request: Request) -> Response:
     """Ready when the database answers and the outbox replication slot exists."""
-    slot = get_settings().replication_slot
+    settings: Settings = request.app.state.settings
+    slot = settings.replication_slot
     async with pool.connection(timeout=2) as conn:
         row = await (await conn.execute(SLOT_EXISTS, (slot,))).fetchone()
     if not (row and row[0]):

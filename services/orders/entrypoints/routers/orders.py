@@ -5,13 +5,23 @@ from uuid import UUID
 
 from fastapi import APIRouter, Query, Response
 
+from onceflow.contract import (
+    IDENTIFIER_MAX_LENGTH,
+    PAGE_LIMIT_DEFAULT,
+    PAGE_LIMIT_MAX,
+    OrderStatus,
+)
 from services.orders.domain.order import LineItem
-from services.orders.domain.status import OrderStatus
 from services.orders.entrypoints import metrics, writes
 from services.orders.entrypoints.dependencies import PoolDep, Write
-from services.orders.entrypoints.problems import problem_response, problem_responses
+from services.orders.entrypoints.problems import (
+    ORDER_NOT_FOUND,
+    problem_response,
+    problem_responses,
+)
 from services.orders.entrypoints.schemas import IDENTIFIER_PATTERN, OrderIn, OrderOut, OrderPage
 from services.orders.service_layer import services, views
+from services.orders.service_layer.idempotency import PLACE_SCOPE
 
 router = APIRouter(prefix="/orders", tags=["orders"])
 
@@ -43,7 +53,7 @@ async def place_order(order: OrderIn, write: Write) -> Response:
     )
     if outcome.kind == "created":
         metrics.ORDERS_CREATED.inc()
-    return writes.respond(outcome, services.PLACE_SCOPE)
+    return writes.respond(outcome, PLACE_SCOPE)
 
 
 @router.get("/{order_id}", response_model=OrderOut, responses=problem_responses(404, 422, 500, 503))
@@ -51,16 +61,18 @@ async def get_order(order_id: UUID, pool: PoolDep) -> Response:
     """One order by id."""
     body = await views.get_order(pool=pool, order_id=order_id)
     if body is None:
-        return problem_response(404, "order-not-found", f"order {order_id} does not exist")
+        return problem_response(404, ORDER_NOT_FOUND, f"order {order_id} does not exist")
     return Response(body, media_type="application/json")
 
 
 @router.get("", response_model=OrderPage, responses=problem_responses(422, 500, 503))
 async def list_orders(
     pool: PoolDep,
-    customer_id: Annotated[str | None, Query(max_length=64, pattern=IDENTIFIER_PATTERN)] = None,
+    customer_id: Annotated[
+        str | None, Query(max_length=IDENTIFIER_MAX_LENGTH, pattern=IDENTIFIER_PATTERN)
+    ] = None,
     status: OrderStatus | None = None,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    limit: Annotated[int, Query(ge=1, le=PAGE_LIMIT_MAX)] = PAGE_LIMIT_DEFAULT,
     cursor: Annotated[
         str | None, Query(max_length=200, description="next_cursor of a page")
     ] = None,

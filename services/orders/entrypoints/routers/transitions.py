@@ -4,18 +4,19 @@ from uuid import UUID
 
 from fastapi import APIRouter, Response
 
-from services.orders.domain.status import Action
+from onceflow.contract import Action
 from services.orders.entrypoints import metrics, writes
 from services.orders.entrypoints.dependencies import NoBody, Write
 from services.orders.entrypoints.problems import problem_responses
 from services.orders.entrypoints.schemas import OrderOut
 from services.orders.service_layer import services
+from services.orders.service_layer.idempotency import transition_scope
 
 router = APIRouter(prefix="/orders", tags=["orders"])
 
 
 def _add_transition(action: Action) -> None:
-    scope = services.transition_scope(action)
+    scope = transition_scope(action)
 
     async def transition(order_id: UUID, write: Write) -> Response:
         outcome = await services.transition_order(

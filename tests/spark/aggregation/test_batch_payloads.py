@@ -1,8 +1,10 @@
-"""parse.py, transforms.py and copytext.py on a local SparkSession (no Kafka, no Postgres)."""
+"""The job's production path, sink.batch_payloads (parse.py, staging.py, copytext.py), on a
+local SparkSession: raw Kafka rows in, the COPY text staged in Postgres out (no Kafka, no
+Postgres)."""
 
 import json
+import re
 import uuid
-from datetime import UTC, date, datetime
 from typing import Any
 
 import orjson
@@ -11,7 +13,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 from pyspark.sql import types as T  # noqa: N812 (PySpark idiom)
 
-from spark_jobs.aggregation import copytext, parse, transforms
+from spark_jobs.aggregation import copytext, parse, staging
+from spark_jobs.aggregation.sink import batch_payloads
 
 MAX = 4096
 RAW = T.StructType(
@@ -85,29 +88,48 @@ def raw(spark: SparkSession, records: list[tuple[Any, ...]]) -> DataFrame:
     return spark.createDataFrame(numbered, RAW)
 
 
+UNESCAPE = {"\\\\": "\\", "\\t": "\t", "\\n": "\n", "\\r": "\r"}
+
+
+def _field(text: str) -> str | None:
+    if text == "\\N":
+        return None
+    return re.sub(r"\\[\\tnr]", lambda m: UNESCAPE[m.group(0)], text)
+
+
+def staged(spark: SparkSession, records: list[tuple[Any, ...]]) -> dict[str, list[dict[str, Any]]]:
+    """What batch_payloads stages, read back: table -> rows (column -> COPY field, unescaped)."""
+    tables = {t.name: t for t in (staging.EVENTS, staging.DEAD_LETTERS)}
+    out: dict[str, list[dict[str, Any]]] = {name: [] for name in tables}
+    for name, text in batch_payloads(raw(spark, records), MAX).items():
+        for line in text.removesuffix("\n").split("\n"):
+            fields = line.split("\t")
+            assert len(fields) == len(tables[name].names), line
+            out[name].append(dict(zip(tables[name].names, map(_field, fields), strict=True)))
+    return out
+
+
 def errors(spark: SparkSession, records: list[tuple[Any, ...]]) -> list[str | None]:
     rows = parse.classify(raw(spark, records), MAX).orderBy("kafka_offset").collect()
     return [r["error"] for r in rows]
 
 
-def test_a_valid_event_is_typed(spark: SparkSession) -> None:
+def test_a_valid_event_is_staged_typed(spark: SparkSession) -> None:
     e = event()
-    events, dead = parse.parse(raw(spark, [record(e)]), MAX)
-    assert dead.count() == 0
-    (row,) = events.collect()
+    out = staged(spark, [record(e)])
+    assert out["t_dead"] == []
+    (row,) = out["t_events"]
     assert row["event_id"] == e["event_id"]
-    assert row["occurred_at"] == datetime(2026, 11, 22, 23, 59, 59, 999999, tzinfo=UTC).replace(
-        tzinfo=None
-    )
-    assert row["day"] == date(2026, 11, 22)  # the UTC day
-    assert row["total_cents"] == 2600
-    assert [i["sku"] for i in row["items"]] == ["SKU-1", "SKU-2"]
+    assert row["occurred_at"] == "2026-11-22 23:59:59.999999"  # UTC, read by a UTC session
+    assert row["day"] == "2026-11-22"  # the UTC day
+    assert row["total_cents"] == "2600"
+    assert [i["sku"] for i in orjson.loads(row["items"])] == ["SKU-1", "SKU-2"]
 
 
 def test_offsets_in_other_zones_count_on_their_utc_day(spark: SparkSession) -> None:
     e = event(occurred_at="2026-11-23T00:30:00+01:00")
-    (row,) = parse.parse(raw(spark, [record(e)]), MAX)[0].collect()
-    assert row["day"] == date(2026, 11, 22)
+    (row,) = staged(spark, [record(e)])["t_events"]
+    assert row["day"] == "2026-11-22"
 
 
 @pytest.mark.parametrize(
@@ -181,27 +203,22 @@ def test_bad_records_become_dead_letters_with_a_reason(
 
 
 def test_dead_letters_keep_the_raw_record(spark: SparkSession) -> None:
-    _, dead = parse.parse(raw(spark, [record(None, key=b"\x00k", value=b"\x01\x02")]), MAX)
-    (row,) = dead.collect()
-    assert (bytes(row["key"]), bytes(row["value"]), row["kafka_offset"]) == (
-        b"\x00k",
-        b"\x01\x02",
-        0,
-    )
+    out = staged(spark, [record(None, key=b"\x00k", value=b"\x01\x02")])
+    (row,) = out["t_dead"]
+    assert (row["key"], row["value"], row["kafka_offset"]) == ("\\x006b", "\\x0102", "0")
+    assert row["error"] == "value is not JSON"
+    assert out["t_events"] == []
 
 
 def test_event_rows_carry_the_counted_items(spark: SparkSession) -> None:
     placed, paid = event(), event("OrderPaid")
     cancelled = event("OrderCancelled")
-    events = parse.valid_events(
-        parse.classify(raw(spark, [record(x) for x in (placed, paid, cancelled)]), MAX)
-    )
-    rows = {r["event_type"]: r for r in transforms.event_rows(events).collect()}
-    assert tuple(transforms.event_rows(events).columns) == transforms.EVENT_ROW_COLUMNS
+    out = staged(spark, [record(x) for x in (placed, paid, cancelled)])
+    rows = {r["event_type"]: r for r in out["t_events"]}
     assert {k: r["status_rank"] for k, r in rows.items()} == {
-        "OrderPlaced": 0,
-        "OrderPaid": 1,
-        "OrderCancelled": 2,
+        "OrderPlaced": "0",
+        "OrderPaid": "1",
+        "OrderCancelled": "2",
     }
     # Items of OrderPlaced and OrderCancelled only (product_sales counts nothing else).
     items = {k: r["items"] and orjson.loads(r["items"]) for k, r in rows.items()}
@@ -265,12 +282,8 @@ def test_verbatim_columns_skip_escaping_but_keep_nulls(spark: SparkSession) -> N
 def test_event_rows_escape_an_order_id_with_control_characters(spark: SparkSession) -> None:
     # order.id is only checked against the key, so it is the one field that may need escaping.
     e = event(order={"id": "o\t1\\x"})
-    events = parse.valid_events(parse.classify(raw(spark, [record(e)]), MAX))
-    line = copytext.line(transforms.EVENT_ROW_COLUMNS, verbatim=transforms.EVENT_ROW_VERBATIM)
-    lines = transforms.event_rows(events).select(line.alias("line")).collect()
-    fields = lines[0]["line"].split("\t")
-    assert len(fields) == len(transforms.EVENT_ROW_COLUMNS)
-    assert fields[transforms.EVENT_ROW_COLUMNS.index("order_id")] == "o\\t1\\\\x"
+    (row,) = staged(spark, [record(e)])["t_events"]  # staged() checks the field count too
+    assert row["order_id"] == "o\t1\\x"
 
 
 def test_the_first_header_of_a_name_counts(spark: SparkSession) -> None:
@@ -279,3 +292,39 @@ def test_the_first_header_of_a_name_counts(spark: SparkSession) -> None:
     assert errors(spark, [record(e, headers=first_wins)]) == [None]
     second = [("id", b"other"), ("id", e["event_id"].encode())]
     assert errors(spark, [record(e, headers=second)]) == ["header id does not match event_id"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"event_id": "\t" + str(uuid.uuid4())[1:]},
+        {"event_type": "OrderPlaced\t"},
+        {"occurred_at": "2026-11-22T23:59:59.999999Z\n"},
+        {"order": {"customer_id": "c\\42"}},
+        {"order": {"currency": "EU\r"}},
+        {"order": {"status": "PLACED\n"}},
+        {
+            "order": {
+                "items": [{"sku": "A\tB", "quantity": 1, "unit_price_cents": 1}],
+                "total_cents": 1,
+            }
+        },
+    ],
+)
+def test_a_verbatim_field_with_a_control_character_is_never_staged_as_an_event(
+    spark: SparkSession, change: dict[str, Any]
+) -> None:
+    e = event(**change)
+    out = staged(spark, [record(e)])
+    assert out["t_events"] == []
+    assert len(out["t_dead"]) == 1
+
+
+def test_the_staged_tables_are_defined_once(spark: SparkSession) -> None:
+    rows = staging.event_rows(parse.annotated(parse.classify(raw(spark, [record(event())]), MAX)))
+    assert tuple(rows.columns) == staging.EVENTS.names
+    ddl = staging.EVENTS.create()
+    assert all(f"{c.name} {c.pg_type}" in ddl for c in staging.EVENTS.columns)
+    assert staging.DEAD_LETTERS.copy() == (
+        "COPY t_dead (topic, kafka_partition, kafka_offset, key, value, error) FROM STDIN"
+    )
