@@ -11,6 +11,7 @@ the Postgres transaction that counted it (analytics.applied_batches.committed_at
 """
 
 import bisect
+import random
 import re
 import statistics
 import tempfile
@@ -24,7 +25,7 @@ from typing import Any
 import typer
 from confluent_kafka import Producer
 
-from tests.integration.aggregation.conftest import Pipeline, drop_database
+from tests.integration.aggregation.conftest import Pipeline
 from tests.integration.aggregation.history import (
     Event,
     delete_topic,
@@ -33,6 +34,7 @@ from tests.integration.aggregation.history import (
     order_events,
     produce,
 )
+from tests.integration.databases import drop_database
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
@@ -102,8 +104,6 @@ def freshness(rate: int = 200, seconds: int = 60) -> None:
             def delivered(err: Any, msg: Any) -> None:
                 if err is None:
                     pending.append((msg.partition(), msg.offset()))
-
-            import random
 
             rng = random.Random(3)
             customers = [f"bench-{i}" for i in range(1000)]

@@ -96,8 +96,14 @@ def start_or_update(config_text: str) -> None:
 
 
 def state(name: str) -> str:
-    """Supervisor's state name for one program (RUNNING, STOPPED, FATAL, ...)."""
-    return cast(str, proxy().supervisor.getProcessInfo(name)["statename"])
+    """Supervisor's state name for one program (RUNNING, STOPPED, FATAL, ...); UNKNOWN for a
+    program the running supervisord has not loaded yet (a component added since it started)."""
+    try:
+        return cast(str, proxy().supervisor.getProcessInfo(name)["statename"])
+    except xmlrpc.client.Fault as fault:
+        if "BAD_NAME" in fault.faultString:
+            return "UNKNOWN"
+        raise
 
 
 def start(name: str) -> None:

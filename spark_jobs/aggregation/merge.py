@@ -25,6 +25,12 @@ from spark_jobs.aggregation.statements import sql
 Cursor = psycopg.Cursor[Any]
 
 NEW = staging.StagedTable("t_new", staging.EVENTS.columns)
+_DEAD = ", ".join(staging.DEAD_LETTERS.names)
+# Each bad record once, whatever replays happen.
+KEEP_DEAD_LETTERS = (
+    f"INSERT INTO analytics.dead_letters ({_DEAD}) SELECT {_DEAD} FROM {staging.DEAD_LETTERS.name}"
+    " ON CONFLICT DO NOTHING"
+)
 UPSERTS = ("daily_sales", "customer_sales", "product_sales", "order_state")
 
 
@@ -57,8 +63,9 @@ def _new_events(cur: Cursor, topic: str) -> tuple[int, int]:
     cur.execute(sql("trace_late"), {"topic": topic})
     late = cur.rowcount
     cur.execute(sql("cover_partitions"))
-    cur.execute(sql("remember"))
-    return cur.rowcount + late, late
+    cur.execute(sql("remember"))  # the INSERT into analytics.applied_events
+    remembered = cur.rowcount
+    return remembered + late, late
 
 
 def merge(cur: Cursor, topic: str, after_first_upsert: Callable[[], None] | None = None) -> Merged:
@@ -70,7 +77,7 @@ def merge(cur: Cursor, topic: str, after_first_upsert: Callable[[], None] | None
         for p, first, last, n in cur.fetchall()
     }
     cur.execute(f"SELECT count(*) FROM {staging.EVENTS.name}")
-    valid = int(cur.fetchone()[0])  # type: ignore[index]
+    (valid,) = cur.fetchone() or (0,)
     events_new, late = _new_events(cur, topic)
     if events_new > 5_000:
         cur.execute(f"ANALYZE {NEW.name}")
@@ -79,7 +86,7 @@ def merge(cur: Cursor, topic: str, after_first_upsert: Callable[[], None] | None
             cur.execute(sql(f"upsert_{table}"))
             if i == 0 and after_first_upsert is not None:
                 after_first_upsert()
-    cur.execute(sql("dead_letters"))
+    cur.execute(KEEP_DEAD_LETTERS)
     dead = cur.rowcount
     cur.execute(sql("freshness"), {"stream": topic})
     return Merged(
