@@ -80,7 +80,7 @@ def query_id_of(checkpoint: Path) -> str:
 
 
 def fault(settings: AggregationSettings, point: str, applied: int) -> None:
-    """TEST ONLY: die here when ONCEFLOW_FAULT asks for it (see config.AggregationSettings)."""
+    """TEST ONLY: die here when ONCEFLOW_FAULT asks for it (AggregationSettings.fault)."""
     if settings.fault == point and applied == settings.fault_after_batches:
         log.warning("fault injection: %s, exiting now (test only)", point)
         logging.shutdown()

@@ -46,7 +46,7 @@ class Event:
         value = {
             "event_id": self.event_id,
             "event_type": self.event_type,
-            "schema_version": 1,
+            "schema_version": contract.SCHEMA_VERSION,
             "occurred_at": iso(self.occurred_at),
             "order": self.order,
         }

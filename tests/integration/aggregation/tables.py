@@ -3,13 +3,13 @@
 from collections.abc import Sequence
 from typing import Any
 
-from tests.e2e.analytics import CUSTOMER_COLUMNS, DAILY_COLUMNS, PRODUCT_COLUMNS
+from onceflow.schema import analytics
 from tests.integration.aggregation.conftest import Pipeline
 from tests.integration.aggregation.history import Event, expected_tables
 
-DAILY = DAILY_COLUMNS
-CUSTOMER = (*CUSTOMER_COLUMNS, "first_order_at", "last_order_at")
-PRODUCT = PRODUCT_COLUMNS
+DAILY = analytics.DAILY_COUNTS
+CUSTOMER = (*analytics.CUSTOMER_COUNTS, "first_order_at", "last_order_at")
+PRODUCT = analytics.PRODUCT_COUNTS
 
 
 def db_tables(p: Pipeline, database: str | None = None) -> dict[str, Any]:

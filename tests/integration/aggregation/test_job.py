@@ -86,7 +86,9 @@ def test_crash_after_postgres_commit_then_restart_is_exact(pipeline: Pipeline) -
     assert sum(r[0] for r in ledger) == len(dupes)
 
 
-def test_crash_mid_write_duplicates_and_bad_records(pipeline: Pipeline) -> None:
+def test_crash_mid_write_leaves_nothing_and_the_rerun_counts_each_event_once(
+    pipeline: Pipeline,
+) -> None:
     rng = random.Random(5)
     earlier = history(4, 80)
     produce(pipeline.bootstrap, pipeline.topic, [e.record() for e in earlier])
@@ -111,6 +113,10 @@ def test_crash_mid_write_duplicates_and_bad_records(pipeline: Pipeline) -> None:
         assert_exact(pipeline, produced)
     finally:
         assert job.stop() == 0
+    ledger = pipeline.query(
+        "SELECT sum(events_new), sum(duplicates) FROM analytics.applied_batches"
+    )
+    assert ledger == [(len(produced), len(again))]
     dead = pipeline.query("SELECT key, value, error FROM analytics.dead_letters")
     assert len(dead) == len(bad)
 
