@@ -12,9 +12,14 @@ from onceflow.settings import Settings
 from stack.waiting import wait_for
 
 MB = 1024 * 1024
-# Postgres moves a logical slot's restart_lsn at its next running-transactions record, which it
-# writes at most every 15 s (LOG_SNAPSHOT_INTERVAL_MS) once WAL was written.
+# After the heartbeat's insert is decoded, the connector commits its LSN with its next heartbeat
+# record, pgjdbc reports it to Postgres at its next status update (Debezium's
+# status.update.interval.ms, 10 s), and Postgres moves the slot's restart_lsn at its next
+# running-transactions record (at most every 15 s, LOG_SNAPSHOT_INTERVAL_MS). Measured: ~20 s
+# on an idle machine; the bound leaves room for a loaded one.
+STATUS_UPDATE_S = 10
 SNAPSHOT_INTERVAL_S = 15
+LOADED_MACHINE_S = 20
 RETAINED = (
     "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint "
     "FROM pg_replication_slots WHERE slot_name = %s"
@@ -54,5 +59,8 @@ def test_wal_of_other_tables_is_released_without_order_changes(
     wait_for(
         released,
         what="the slot to release the filler's WAL",
-        timeout=2 * _heartbeat_interval_s() + SNAPSHOT_INTERVAL_S,
+        timeout=2 * _heartbeat_interval_s()
+        + STATUS_UPDATE_S
+        + SNAPSHOT_INTERVAL_S
+        + LOADED_MACHINE_S,
     )
