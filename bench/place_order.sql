@@ -1,9 +1,12 @@
--- pgbench script: the SQL transaction POST /orders issues (BEGIN; one function call; COMMIT).
+-- pgbench script: the SQL transaction POST /orders issues (BEGIN; one function call with named
+-- arguments, as services/orders/adapters/calls.py compiles it; COMMIT).
 -- Run: pgbench -n -M prepared -f bench/place_order.sql ... as the API role (shop_app).
 BEGIN;
-SELECT outcome, status, body::text FROM orders.place_order(
-    'POST /orders', 'pgbench-' || gen_random_uuid()::text, sha256(gen_random_uuid()::text::bytea),
-    '50ms', gen_random_uuid(), gen_random_uuid(), 'c-bench', 'EUR',
-    '[{"sku": "SKU-1", "quantity": 2, "unit_price_cents": 1250}, {"sku": "SKU-2", "quantity": 1, "unit_price_cents": 99}]'::jsonb,
-    2599, '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+SELECT outcome, status, CAST(body AS TEXT) AS body FROM orders.place_order(
+    p_scope => 'POST /orders', p_key => 'pgbench-' || gen_random_uuid()::text,
+    p_fingerprint => sha256(gen_random_uuid()::text::bytea), p_lock_timeout => '50ms',
+    p_order_id => gen_random_uuid(), p_event_id => gen_random_uuid(),
+    p_customer_id => 'c-bench', p_currency => 'EUR',
+    p_items => CAST('[{"sku": "SKU-1", "quantity": 2, "unit_price_cents": 1250}, {"sku": "SKU-2", "quantity": 1, "unit_price_cents": 99}]' AS jsonb),
+    p_total_cents => 2599, p_traceparent => '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
 COMMIT;

@@ -8,29 +8,33 @@ CREATE FUNCTION orders.place_order(
     OUT outcome text, OUT status integer, OUT body jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_now timestamptz := now();
-    v_order jsonb;
+    v_order orders.orders;
+    v_body jsonb;
     v_claim record;
 BEGIN
-    v_order := jsonb_build_object(
-        'id', p_order_id, 'customer_id', p_customer_id, 'currency', p_currency,
-        'status', 'PLACED', 'total_cents', p_total_cents, 'items', p_items,
-        'created_at', orders.iso_utc(v_now), 'updated_at', orders.iso_utc(v_now));
+    v_order.id := p_order_id;
+    v_order.customer_id := p_customer_id;
+    v_order.currency := p_currency;
+    v_order.status := 'PLACED';
+    v_order.total_cents := p_total_cents;
+    v_order.created_at := now();
+    v_order.updated_at := v_order.created_at;
+    -- The answer is stored with the claim (one write of the key row), so it is rendered before
+    -- the INSERT, from the row about to be inserted, by order_json as reads render it.
+    v_body := orders.order_json(v_order, p_items);
     SELECT * INTO v_claim
-      FROM orders.claim_key(p_scope, p_key, p_fingerprint, p_lock_timeout, 201, v_order);
+      FROM orders.claim_key(p_scope, p_key, p_fingerprint, p_lock_timeout, 201, v_body);
     IF NOT v_claim.claimed THEN
         outcome := v_claim.outcome; status := v_claim.status; body := v_claim.body;
         RETURN;
     END IF;
-    INSERT INTO orders.orders (id, customer_id, currency, status, total_cents, created_at,
-                               updated_at)
-    VALUES (p_order_id, p_customer_id, p_currency, 'PLACED', p_total_cents, v_now, v_now);
+    INSERT INTO orders.orders VALUES (v_order.*);
     INSERT INTO orders.order_items (order_id, line_no, sku, quantity, unit_price_cents)
     SELECT p_order_id, t.line_no, t.sku, t.quantity, t.unit_price_cents
       FROM ROWS FROM (jsonb_to_recordset(p_items)
                       AS (sku text, quantity integer, unit_price_cents bigint))
            WITH ORDINALITY AS t (sku, quantity, unit_price_cents, line_no);
-    PERFORM orders.emit_event(p_event_id, 'OrderPlaced', p_order_id, v_order, v_now,
+    PERFORM orders.emit_event(p_event_id, 'OrderPlaced', p_order_id, v_body, v_order.updated_at,
                               p_traceparent);
-    outcome := 'created'; status := 201; body := v_order;
+    outcome := 'created'; status := 201; body := v_body;
 END $$

@@ -1,70 +1,14 @@
 """psycopg repository: each write command is ONE statement calling a server-side function
-(migrations/sql/orders/), with named arguments."""
+(adapters/calls.py), inside the unit of work's transaction."""
 
 from typing import Any, cast
 
-import orjson
 import psycopg
 from psycopg import errors
-from sqlalchemy import ColumnElement, Text, literal_column, select, text
-from sqlalchemy import cast as sql_cast
 
-from onceflow.contract import TRANSITIONS
-from services.orders.adapters.compiled import to_sql
-from services.orders.domain.commands import KeyClaim, PlaceOrder, TransitionOrder
-from services.orders.domain.order import total_cents
+from services.orders.adapters.calls import PLACE, TRANSITION, place_args, transition_args
+from services.orders.domain.commands import PlaceOrder, TransitionOrder
 from services.orders.domain.outcomes import Kind, Outcome, RequestInFlightError
-
-CLAIM = ("scope", "key", "fingerprint", "lock_timeout")
-PLACE_ARGS = (
-    *CLAIM,
-    "order_id",
-    "event_id",
-    "customer_id",
-    "currency",
-    "items:jsonb",
-    "total_cents",
-    "traceparent",
-)
-TRANSITION_ARGS = (
-    *CLAIM,
-    "order_id",
-    "action",
-    "from",
-    "to",
-    "event_type",
-    "event_id",
-    "traceparent",
-    "problems:jsonb",
-)
-
-
-def call(function: str, args: tuple[str, ...]) -> str:
-    """`SELECT outcome, status, body::text FROM <function>(p_<arg> => %(<arg>)s, ...)`."""
-    named: list[str] = []
-    for arg in args:
-        name, _, pg_type = arg.partition(":")
-        value = f"CAST(:{name} AS {pg_type})" if pg_type else f":{name}"
-        named.append(f"p_{name} => {value}")
-    columns: tuple[ColumnElement[Any], ...] = (
-        literal_column("outcome"),
-        literal_column("status"),
-        sql_cast(literal_column("body"), Text),
-    )
-    return to_sql(select(*columns).select_from(text(f"{function}({', '.join(named)})")))
-
-
-PLACE = call("orders.place_order", PLACE_ARGS)
-TRANSITION = call("orders.transition_order", TRANSITION_ARGS)
-
-
-def _claim(claim: KeyClaim, lock_timeout: str) -> dict[str, Any]:
-    return {
-        "scope": claim.scope,
-        "key": claim.key,
-        "fingerprint": claim.fingerprint,
-        "lock_timeout": lock_timeout,
-    }
 
 
 def outcome_of(row: tuple[Any, ...] | None) -> Outcome:
@@ -90,42 +34,16 @@ class PsycopgOrderRepository:
 
     async def place(self, command: PlaceOrder) -> Outcome:
         """Claim the key and insert order, items and OrderPlaced event (or replay)."""
-        items = [vars(item) for item in command.items]
-        return await self._call(
-            PLACE,
-            {
-                **_claim(command.claim, self._lock_timeout),
-                "order_id": command.order_id,
-                "event_id": command.event_id,
-                "customer_id": command.customer_id,
-                "currency": command.currency,
-                "items": orjson.dumps(items).decode(),
-                "total_cents": total_cents(command.items),
-                "traceparent": command.traceparent,
-            },
-        )
+        return await self._call(PLACE, place_args(command, lock_timeout=self._lock_timeout))
 
     async def transition(self, command: TransitionOrder) -> Outcome:
         """Claim the key and apply the action if the order's status allows it (or replay)."""
-        rule = TRANSITIONS[command.action]
-        return await self._call(
-            TRANSITION,
-            {
-                **_claim(command.claim, self._lock_timeout),
-                "order_id": command.order_id,
-                "action": command.action.value,
-                "from": [s.value for s in rule.sources],
-                "to": rule.target.value,
-                "event_type": rule.event_type.value,
-                "event_id": command.event_id,
-                "traceparent": command.traceparent,
-                "problems": self._problems,
-            },
-        )
+        args = transition_args(command, lock_timeout=self._lock_timeout, problems=self._problems)
+        return await self._call(TRANSITION, args)
 
-    async def _call(self, query: str, params: dict[str, Any]) -> Outcome:
+    async def _call(self, query: str, args: dict[str, Any]) -> Outcome:
         try:
-            cur = await self._conn.execute(query, params)
+            cur = await self._conn.execute(query, args)
         except errors.LockNotAvailable as exc:
             raise RequestInFlightError from exc
         return outcome_of(await cur.fetchone())

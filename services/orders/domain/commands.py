@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from onceflow.contract import Action
+from services.orders.domain import order
 from services.orders.domain.order import LineItem
 
 
@@ -28,6 +29,11 @@ class PlaceOrder:
     currency: str
     items: tuple[LineItem, ...]
     traceparent: str
+
+    @property
+    def total_cents(self) -> int:
+        """The total the server computes from the items (a client never sets it)."""
+        return order.total_cents(self.items)
 
 
 @dataclass(frozen=True)

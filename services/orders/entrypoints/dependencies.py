@@ -16,6 +16,9 @@ from services.orders.service_layer.unit_of_work import PsycopgUnitOfWork, UnitOf
 
 KEY_PATTERN = f"^(?:{contract.IDEMPOTENCY_KEY})$"
 _KEY = re.compile(rf"\A(?:{contract.IDEMPOTENCY_KEY})\Z")
+KEY_RULE = (
+    f"Idempotency-Key must be 1-{contract.IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters"
+)
 
 
 # Every dependency is `async def`: FastAPI runs plain `def` dependencies in a thread pool, a
@@ -50,16 +53,12 @@ async def write_context(request: Request) -> WriteContext:
 
 
 def idempotency_key(request: Request) -> str:
-    """The Idempotency-Key header: required, 1-255 printable ASCII characters, else 400."""
+    """The Idempotency-Key header: required and well-formed (contract.IDEMPOTENCY_KEY), else 400."""
     key = request.headers.get("idempotency-key")
     if key is None:
         raise ProblemError(400, "idempotency-key-missing", "the Idempotency-Key header is required")
     if not _KEY.match(key):
-        raise ProblemError(
-            400,
-            "idempotency-key-invalid",
-            "Idempotency-Key must be 1-255 printable ASCII characters",
-        )
+        raise ProblemError(400, "idempotency-key-invalid", KEY_RULE)
     return key
 
 

@@ -1,6 +1,7 @@
 """Exception handlers: every error leaves the API as problem+json (RFC 9457)."""
 
 import logging
+from collections.abc import Awaitable, Callable
 
 import psycopg
 from fastapi import FastAPI, Request
@@ -14,6 +15,7 @@ from services.orders.entrypoints.problems import ProblemError, problem_response
 from services.orders.service_layer.pagination import InvalidCursorError
 
 log = logging.getLogger("onceflow.api")
+Handler = Callable[[Request, Exception], Awaitable[Response]]
 
 
 def _field_errors(exc: RequestValidationError) -> list[dict[str, str]]:
@@ -104,7 +106,7 @@ def install(app: FastAPI) -> None:
         app.add_exception_handler(exc_type, _static(status, slug, detail))
 
 
-def _static(status: int, slug: str, detail: str):  # type: ignore[no-untyped-def]
+def _static(status: int, slug: str, detail: str) -> Handler:
     async def handler(_: Request, exc: Exception) -> Response:
         return problem_response(status, slug, str(exc) or detail)
 

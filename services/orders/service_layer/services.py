@@ -11,24 +11,12 @@ from services.orders.service_layer.idempotency import PLACE_SCOPE, claim, transi
 from services.orders.service_layer.unit_of_work import UnitOfWork
 
 
-def _checked(outcome: Outcome) -> Outcome:
-    if outcome.kind == "mismatch":
-        raise IdempotencyKeyReusedError
-    return outcome
-
-
-async def place_order(
-    *,
-    uow: UnitOfWork,
-    key: str,
-    customer_id: str,
-    currency: str,
-    items: tuple[LineItem, ...],
-    traceparent: str,
-) -> Outcome:
-    """Place an order once per Idempotency-Key; replays return the first answer."""
+def place_command(
+    *, key: str, customer_id: str, currency: str, items: tuple[LineItem, ...], traceparent: str
+) -> PlaceOrder:
+    """POST /orders as a command: new ids, the key claimed with the request's fingerprint."""
     request = {"customer_id": customer_id, "currency": currency, "items": [vars(i) for i in items]}
-    command = PlaceOrder(
+    return PlaceOrder(
         claim=claim(PLACE_SCOPE, key, request),
         order_id=uuid7(),
         event_id=uuid7(),
@@ -37,24 +25,38 @@ async def place_order(
         items=items,
         traceparent=traceparent,
     )
-    async with uow:
-        outcome = await uow.orders.place(command)
-        await uow.commit()
-    return _checked(outcome)
 
 
-async def transition_order(
-    *, uow: UnitOfWork, key: str, order_id: UUID, action: Action, traceparent: str
-) -> Outcome:
-    """Apply pay/ship/cancel once per Idempotency-Key; 404/409 answers are stored too."""
-    command = TransitionOrder(
+def transition_command(
+    *, key: str, order_id: UUID, action: Action, traceparent: str
+) -> TransitionOrder:
+    """POST /orders/{id}/<action> as a command; the fingerprint is the order id."""
+    return TransitionOrder(
         claim=claim(transition_scope(action), key, {"order_id": str(order_id)}),
         order_id=order_id,
         action=action,
         event_id=uuid7(),
         traceparent=traceparent,
     )
+
+
+async def place_order(*, uow: UnitOfWork, command: PlaceOrder) -> Outcome:
+    """Place an order once per Idempotency-Key; replays return the first answer."""
+    async with uow:
+        outcome = await uow.orders.place(command)
+        await uow.commit()
+    return _checked(outcome)
+
+
+async def transition_order(*, uow: UnitOfWork, command: TransitionOrder) -> Outcome:
+    """Apply pay/ship/cancel once per Idempotency-Key; 404/409 answers are stored too."""
     async with uow:
         outcome = await uow.orders.transition(command)
         await uow.commit()
     return _checked(outcome)
+
+
+def _checked(outcome: Outcome) -> Outcome:
+    if outcome.kind == "mismatch":
+        raise IdempotencyKeyReusedError
+    return outcome

@@ -1,9 +1,7 @@
 """Fixtures for the order API on the real Postgres: the app in-process, connections, the WAL."""
 
-import re
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -13,6 +11,7 @@ from fastapi.testclient import TestClient
 from onceflow.settings import Settings, get_settings
 from services.orders.entrypoints.app import create_app
 from stack.postgres import superuser_conninfo
+from tests.integration.orders.wal import Wal
 
 pytestmark = pytest.mark.integration
 ORDER: dict[str, Any] = {
@@ -60,47 +59,18 @@ def place(client: TestClient, **overrides: Any) -> dict[str, Any]:
     return order
 
 
+def orders_of(db: psycopg.Connection[tuple[Any, ...]], customer_id: str) -> int:
+    """How many orders the customer has in the database."""
+    row = db.execute(
+        "SELECT count(*) FROM orders.orders WHERE customer_id = %s", (customer_id,)
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
 def act(client: TestClient, order_id: str, action: str, idem: str | None = None, **kw: Any) -> Any:
     headers = {"Idempotency-Key": idem or key(), **kw.pop("headers", {})}
     return client.post(f"/orders/{order_id}/{action}", headers=headers, **kw)
-
-
-CHANGE = re.compile(r"^table (\S+): (INSERT|UPDATE|DELETE): (.*)$", re.DOTALL)
-FIELD = re.compile(r"(\w+)\[[^\]]+\]:('(?:[^']|'')*'|\S+)")
-
-
-@dataclass
-class Transaction:
-    xid: int
-    changes: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
-
-    def of(self, table: str, op: str) -> list[dict[str, str]]:
-        return [values for t, o, values in self.changes if (t, o) == (table, op)]
-
-
-class Wal:
-    """A temporary test_decoding slot: committed transactions, as logical decoding sees them."""
-
-    def __init__(self, conn: psycopg.Connection[tuple[Any, ...]], slot: str) -> None:
-        self.conn, self.slot = conn, slot
-
-    def transactions(self) -> list[Transaction]:
-        rows = self.conn.execute(
-            "SELECT xid::text::bigint, data FROM pg_logical_slot_get_changes(%s, NULL, NULL, "
-            "'include-xids', '1', 'skip-empty-xacts', '1')",
-            (self.slot,),
-        ).fetchall()
-        by_xid: dict[int, Transaction] = {}
-        for xid, data in rows:
-            match = CHANGE.match(data)
-            if match:
-                table, op, rest = match.groups()
-                values = {
-                    k: v[1:-1].replace("''", "'") if v.startswith("'") else v
-                    for k, v in FIELD.findall(rest)
-                }
-                by_xid.setdefault(xid, Transaction(xid)).changes.append((table, op, values))
-        return list(by_xid.values())
 
 
 @pytest.fixture

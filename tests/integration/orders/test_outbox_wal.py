@@ -7,10 +7,11 @@ from uuid import UUID
 import orjson
 from fastapi.testclient import TestClient
 
-from onceflow.contract import EventType, OrderStatus
+from onceflow.contract import Action, EventType, OrderStatus
 from services.orders.domain.order import LineItem
-from tests.integration.orders.conftest import Transaction, Wal, act, key, place
-from tests.oracle.orders import Order, envelope
+from tests.integration.orders.conftest import act, key, place
+from tests.integration.orders.wal import Transaction, Wal
+from tests.oracle.orders import Order, envelope, order_document
 
 TRACE = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
@@ -39,6 +40,11 @@ def test_each_change_is_one_event_in_its_transaction(client: TestClient, wal: Wa
     shipped = act(client, oid, "ship", idem).json()
     assert act(client, oid, "ship", idem).headers["idempotent-replayed"] == "true"  # no event
     assert act(client, oid, "cancel").status_code == 409  # no event
+    # The test oracle predicts each change from the order before it.
+    order = as_order(placed)
+    for action, answer in ((Action.PAY, paid), (Action.SHIP, shipped)):
+        order = order.apply(action, datetime.fromisoformat(answer["updated_at"]))
+        assert answer == order_document(order)
     ours = [t for t in wal.transactions() if oid in touched(t)]
     assert len(ours) == 3
     expected = [

@@ -43,14 +43,14 @@ router = APIRouter(prefix="/orders", tags=["orders"])
 )
 async def place_order(order: OrderIn, write: Write) -> Response:
     """Place an order; exactly once per Idempotency-Key."""
-    outcome = await services.place_order(
-        uow=write.uow,
+    command = services.place_command(
         key=write.key,
         customer_id=order.customer_id,
         currency=order.currency,
         items=tuple(LineItem(i.sku, i.quantity, i.unit_price_cents) for i in order.items),
         traceparent=write.traceparent,
     )
+    outcome = await services.place_order(uow=write.uow, command=command)
     if outcome.kind == "created":
         metrics.ORDERS_CREATED.inc()
     return writes.respond(outcome, PLACE_SCOPE)

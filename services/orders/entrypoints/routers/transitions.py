@@ -19,13 +19,10 @@ def _add_transition(action: Action) -> None:
     scope = transition_scope(action)
 
     async def transition(order_id: UUID, write: Write) -> Response:
-        outcome = await services.transition_order(
-            uow=write.uow,
-            key=write.key,
-            order_id=order_id,
-            action=action,
-            traceparent=write.traceparent,
+        command = services.transition_command(
+            key=write.key, order_id=order_id, action=action, traceparent=write.traceparent
         )
+        outcome = await services.transition_order(uow=write.uow, command=command)
         if outcome.kind == "rejected":
             metrics.TRANSITIONS_REJECTED.labels(action.value).inc()
         return writes.respond(outcome, scope)
