@@ -98,3 +98,10 @@ MIN_QUANTITY, MAX_QUANTITY = 1, 10_000
 MIN_UNIT_PRICE_CENTS, MAX_UNIT_PRICE_CENTS = 0, 100_000_000
 
 PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT = 200, 50
+
+# Readers treat a larger record value as a dead letter ("oversized"); settings may lower it.
+MAX_EVENT_BYTES = 256 * 1024
+
+# notification_id = uuid5(NOTIFICATION_NAMESPACE, event_id): consumers can recompute and
+# de-duplicate it (contract section 4b). Never change it: ids already sent would not match.
+NOTIFICATION_NAMESPACE = "6f1c2a9e-4b7d-5e0a-9c3f-0d1e2f3a4b5c"

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from onceflow import paths
-from onceflow.settings import get_retention_settings, get_settings
+from onceflow.settings import get_notification_settings, get_retention_settings, get_settings
 from stack import connector, jvm, postgres, preflight, supervisor, topics
 from stack.components import Component, components
 from stack.waiting import NotReadyError, wait_for
@@ -57,7 +57,10 @@ def _after(component: Component) -> None:
     if component.name == "postgres":
         _provision()
     elif component.name == "kafka":
-        topics.ensure_outbox_topic(settings, get_retention_settings())
+        wanted = topics.pipeline_topics(
+            settings, get_notification_settings(), get_retention_settings()
+        )
+        topics.ensure_topics(settings.kafka_bootstrap, wanted)
     elif component.name == "connect":
         connector.register(settings)
 

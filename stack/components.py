@@ -1,12 +1,13 @@
 """The pipeline's processes, in start order, each with its command, ports and readiness probe."""
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import httpx
 
 from onceflow import paths
-from onceflow.settings import Settings, get_retention_settings
+from onceflow.settings import Settings, get_notification_settings, get_retention_settings
 from stack import jvm, postgres
 from stack.waiting import port_open
 
@@ -36,7 +37,17 @@ def components(settings: Settings) -> list[Component]:
     connect_port = int(settings.connect_url.rsplit(":", 1)[1])
     api = f"http://{settings.api_host}:{settings.api_port}"
     python = paths.VENV_BIN / "python"
-    retention = get_retention_settings()
+    retention, notify = get_retention_settings(), get_notification_settings()
+    notifications = [
+        Component(
+            name=f"notifications-{n}",
+            command=f"{python} -m services.notifications {n}",
+            ports=(notify.metrics_port(n),),
+            ready=functools.partial(port_open, "127.0.0.1", notify.metrics_port(n)),
+            where=f"metrics http://127.0.0.1:{notify.metrics_port(n)}/metrics",
+        )
+        for n in range(1, notify.notify_instances + 1)
+    ]
     return [
         Component(
             name="postgres",
@@ -84,4 +95,5 @@ def components(settings: Settings) -> list[Component]:
             where="Spark UI http://127.0.0.1:4040",
             start_timeout=180,
         ),
+        *notifications,
     ]

@@ -1,5 +1,8 @@
-"""The outbox topic, created up front so partitions and retention are ours, not defaults."""
+"""The pipeline's topics, created up front so partitions and retention are ours, not defaults."""
 
+from dataclasses import dataclass
+
+from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import (
     AdminClient,
     AlterConfigOpType,
@@ -9,9 +12,19 @@ from confluent_kafka.admin import (
 )
 from confluent_kafka.cimpl import NewTopic
 
-from onceflow.settings import RetentionSettings, Settings
+from onceflow.settings import NotificationSettings, RetentionSettings, Settings
 
+# Every topic has as many partitions as the outbox: the notifications changelog must (its
+# partition p remembers the ids of input partition p).
 PARTITIONS = 3
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A topic of the pipeline and the configs the project sets on it."""
+
+    name: str
+    configs: dict[str, str]
 
 
 def topic_configs(retention: RetentionSettings) -> dict[str, str]:
@@ -23,20 +36,52 @@ def topic_configs(retention: RetentionSettings) -> dict[str, str]:
     }
 
 
-def ensure_outbox_topic(settings: Settings, retention: RetentionSettings) -> None:
-    """Create the order-event topic, or bring an existing one's configs in line (idempotent)."""
-    admin = AdminClient({"bootstrap.servers": settings.kafka_bootstrap})
+def pipeline_topics(
+    settings: Settings, notify: NotificationSettings, retention: RetentionSettings
+) -> list[Topic]:
+    """The outbox, the notifications and their dead letters, and the notified-ids changelog
+    (kept for the de-duplication window, like every other remembered id)."""
+    window_ms = int(retention.dedup_window.total_seconds() * 1000)
+    changelog = {
+        "cleanup.policy": "compact,delete",
+        "retention.ms": str(window_ms),
+        "segment.ms": str(min(retention.topic_segment_ms, window_ms)),
+    }
     configs = topic_configs(retention)
-    if settings.topic not in admin.list_topics(timeout=30).topics:
-        # -1: the broker's default replication (1 locally, 3 in the cluster topology).
-        new = NewTopic(settings.topic, PARTITIONS, replication_factor=-1, config=configs)
-        for future in admin.create_topics([new]).values():
-            future.result(timeout=30)
-        return
-    entries = [
-        ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
-        for name, value in configs.items()
+    return [
+        Topic(settings.topic, configs),
+        Topic(notify.notify_topic, configs),
+        Topic(notify.notify_dlq_topic, configs),
+        Topic(notify.notify_changelog_topic, changelog),
     ]
-    resource = ConfigResource(ResourceType.TOPIC, settings.topic, incremental_configs=entries)
-    for future in admin.incremental_alter_configs([resource]).values():
+
+
+def ensure_topics(bootstrap: str, wanted: list[Topic]) -> None:
+    """Create the missing topics; bring existing ones' configs in line (idempotent)."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    existing = set(admin.list_topics(timeout=30).topics)
+    # -1: the broker's default replication (1 locally, 3 in the cluster topology).
+    new = [NewTopic(t.name, PARTITIONS, replication_factor=-1, config=t.configs) for t in wanted]
+    missing = [topic for topic in new if topic.topic not in existing]
+    for name, future in (admin.create_topics(missing) if missing else {}).items():
+        try:
+            future.result(timeout=30)
+        except KafkaException as exc:
+            # Metadata lags creation: a topic made a moment ago may not be listed yet.
+            if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                raise
+            existing.add(name)
+    resources = [
+        ConfigResource(
+            ResourceType.TOPIC,
+            t.name,
+            incremental_configs=[
+                ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
+                for name, value in t.configs.items()
+            ],
+        )
+        for t in wanted
+        if t.name in existing
+    ]
+    for future in admin.incremental_alter_configs(resources).values() if resources else []:
         future.result(timeout=30)

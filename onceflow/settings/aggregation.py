@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from onceflow import paths
+from onceflow import contract, paths
 
 Fault = Literal["", "crash_after_commit", "crash_mid_write", "crash_before_write"]
 
@@ -39,7 +39,7 @@ class AggregationSettings(BaseSettings):
     agg_fail_on_data_loss: bool = True
 
     # Records larger than this (bytes of the Kafka value) are dead letters ("oversized").
-    agg_max_event_bytes: int = 256 * 1024
+    agg_max_event_bytes: int = contract.MAX_EVENT_BYTES
 
     agg_spark_master: str = "local[*]"
     agg_driver_memory: str = "1g"

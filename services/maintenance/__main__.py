@@ -13,11 +13,11 @@ from types import FrameType
 import psycopg
 from prometheus_client import start_http_server
 
+from onceflow import logs
 from onceflow.settings import get_api_settings, get_retention_settings, get_settings
 from services.maintenance import metrics
 from services.maintenance.runner import run_once
 from services.maintenance.tasks import Windows
-from services.orders.entrypoints import logs
 
 log = logging.getLogger("onceflow.maintenance")
 

@@ -10,8 +10,8 @@ import tempfile
 
 import uvicorn
 
+from onceflow import logs
 from onceflow.settings import get_api_settings, get_settings
-from services.orders.entrypoints import logs
 
 
 def main() -> None:

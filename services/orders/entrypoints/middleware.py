@@ -7,7 +7,8 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.orders.entrypoints import logs, metrics
+from onceflow import logs
+from services.orders.entrypoints import metrics
 from services.orders.entrypoints.problems import problem_response
 
 access_log = logging.getLogger("onceflow.access")

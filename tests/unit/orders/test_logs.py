@@ -4,7 +4,7 @@ import logging
 
 import orjson
 
-from services.orders.entrypoints.logs import JsonFormatter, configure, request_id
+from onceflow.logs import JsonFormatter, configure, request_id
 
 
 def _record(**extra: object) -> logging.LogRecord:

@@ -1,4 +1,4 @@
-"""Structured JSON logs, one object per line, carrying the request id of the current request."""
+"""Structured JSON logs, one object per line (every service), with the API's request id."""
 
 import logging
 import sys

@@ -1,0 +1,63 @@
+"""`python -m services.notifications N`: run notifications instance N until SIGTERM.
+
+Exits non-zero on a fatal Kafka error (a fenced producer included): the supervisor restarts it,
+and the restart's init_transactions() aborts whatever the old incarnation left open.
+"""
+
+import logging
+import signal
+import sys
+import threading
+from types import FrameType
+
+import typer
+from confluent_kafka import Consumer, KafkaException
+from prometheus_client import start_http_server
+
+from onceflow import logs
+from onceflow.settings import get_notification_settings, get_retention_settings, get_settings
+from services.notifications.clients import make_clients, restore_config
+from services.notifications.processor import LostInputError, Processor
+from services.notifications.seen import SeenIds
+
+log = logging.getLogger("onceflow.notifications")
+app = typer.Typer(add_completion=False)
+
+
+@app.command()
+def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2, ...)")) -> None:
+    """Run one notifications instance."""
+    settings, notify = get_settings(), get_notification_settings()
+    logs.configure(notify.notify_log_level)
+    start_http_server(notify.metrics_port(instance), addr="127.0.0.1")
+    stop = threading.Event()
+
+    def request_stop(signum: int, _frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        log.info("received %s: finishing the batch, leaving the group", name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    seen = SeenIds(notify.notify_state_dir / f"{notify.notify_group}-{instance}.sqlite")
+    try:
+        consumer, producer = make_clients(settings, notify, instance)
+        Processor(
+            notify=notify,
+            input_topic=settings.topic,
+            window=get_retention_settings().dedup_window,
+            consumer=consumer,
+            producer=producer,
+            reader=Consumer(restore_config(settings, notify)),
+            seen=seen,
+        ).run(stop)
+    except (KafkaException, LostInputError) as exc:
+        log.error("stopping: %s", exc)
+        sys.exit(1)
+    finally:
+        seen.close()
+    log.info("stopped")
+
+
+if __name__ == "__main__":
+    app()

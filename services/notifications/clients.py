@@ -1,0 +1,61 @@
+"""The processor's Kafka clients, configured as contract section 4b requires."""
+
+from typing import Any
+
+from confluent_kafka import Consumer, Producer
+
+from onceflow.settings import NotificationSettings, Settings
+
+
+def consumer_config(settings: Settings, notify: NotificationSettings) -> dict[str, Any]:
+    """Committed records only, offsets committed only inside our transactions."""
+    return {
+        "bootstrap.servers": settings.kafka_bootstrap,
+        "group.id": notify.notify_group,
+        "isolation.level": "read_committed",
+        "enable.auto.commit": False,
+        "enable.auto.offset.store": False,
+        "partition.assignment.strategy": "cooperative-sticky",
+        "session.timeout.ms": notify.notify_session_timeout_ms,
+        "heartbeat.interval.ms": notify.notify_session_timeout_ms // 3,
+        # A committed offset that retention deleted is lost input: fail, never skip.
+        # (A partition without a committed offset starts at its beginning: see assigned().)
+        "auto.offset.reset": "error",
+        "fetch.wait.max.ms": notify.notify_batch_ms,
+    }
+
+
+def producer_config(
+    settings: Settings, notify: NotificationSettings, instance: int
+) -> dict[str, Any]:
+    """A transactional producer whose id is stable per instance (a restart fences its zombie)."""
+    return {
+        "bootstrap.servers": settings.kafka_bootstrap,
+        "transactional.id": notify.transactional_id(instance),
+        "transaction.timeout.ms": notify.notify_transaction_timeout_ms,
+        "enable.idempotence": True,
+        "acks": "all",
+        "linger.ms": 5,
+    }
+
+
+def restore_config(settings: Settings, notify: NotificationSettings) -> dict[str, Any]:
+    """A group-less reader of the changelog, up to its last stable offset."""
+    return {
+        "bootstrap.servers": settings.kafka_bootstrap,
+        "group.id": f"{notify.notify_group}-restore",  # required by the client; never joined
+        "isolation.level": "read_committed",
+        "enable.auto.commit": False,
+        "enable.partition.eof": True,
+        # Restore points older than the log start were forgotten by retention: read what is left.
+        "auto.offset.reset": "earliest",
+    }
+
+
+def make_clients(
+    settings: Settings, notify: NotificationSettings, instance: int
+) -> tuple[Consumer, Producer]:
+    """The consumer (not yet subscribed) and the producer (transactions initialised)."""
+    producer = Producer(producer_config(settings, notify, instance))
+    producer.init_transactions(60)
+    return Consumer(consumer_config(settings, notify)), producer

@@ -1,0 +1,52 @@
+"""Bring the local cache of notified ids up to the changelog before a partition is processed."""
+
+import logging
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
+
+from services.notifications.seen import Entry, SeenIds, epoch_of
+
+log = logging.getLogger("onceflow.notifications")
+_CHUNK = 10_000
+
+
+def restore(reader: Consumer, seen: SeenIds, topic: str, partitions: list[int]) -> int:
+    """Read each changelog partition from the cache's restore point to its last stable offset
+    into `seen`; return how many ids were read."""
+    if not partitions:
+        return 0
+    starts = [TopicPartition(topic, p, seen.next_offset(p) or OFFSET_BEGINNING) for p in partitions]
+    reader.assign(starts)
+    pending, total = set(partitions), 0
+    entries: list[Entry] = []
+    ends: dict[int, int] = {}
+    try:
+        while pending:
+            for message in reader.consume(1000, timeout=1.0):
+                error = message.error()
+                partition, offset = message.partition(), message.offset()
+                assert partition is not None
+                assert offset is not None
+                if error is not None:
+                    if error.code() != KafkaError._PARTITION_EOF:
+                        raise KafkaException(error)
+                    pending.discard(partition)
+                    continue
+                key, value = message.key(), message.value()
+                if key is not None and value is not None:
+                    entries.append((partition, key.decode(), epoch_of(value.decode())))
+                ends[partition] = offset + 1
+                if len(entries) >= _CHUNK:
+                    total += _flush(seen, entries, ends)
+        total += _flush(seen, entries, ends)
+    finally:
+        reader.unassign()
+    log.info("restored notified ids", extra={"partitions": partitions, "ids": total})
+    return total
+
+
+def _flush(seen: SeenIds, entries: list[Entry], ends: dict[int, int]) -> int:
+    count = len(entries)
+    seen.remember(entries, ends)
+    entries.clear()
+    return count

@@ -1,0 +1,95 @@
+"""Pure: one input record -> the notification it announces, or the dead letter it becomes."""
+
+import uuid
+from dataclasses import dataclass
+
+import orjson
+
+from onceflow import contract as C  # noqa: N812
+from onceflow.events import InvalidEventError, OrderEvent, parse
+
+NAMESPACE = uuid.UUID(C.NOTIFICATION_NAMESPACE)
+# Display only: minor units per major unit (ISO 4217 exponent); the contract's default
+# currencies are all 2 but JPY.
+_EXPONENT = {"JPY": 0}
+_SENTENCE = {
+    C.EventType.PLACED: "Your order {order} is confirmed: {total}.",
+    C.EventType.PAID: "We received your payment of {total} for order {order}.",
+    C.EventType.SHIPPED: "Your order {order} ({total}) has shipped.",
+    C.EventType.CANCELLED: "Your order {order} ({total}) was cancelled.",
+}
+Headers = list[tuple[str, str | bytes | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """What the processor read: one Kafka record of the order-event topic."""
+
+    key: bytes | None
+    value: bytes | None
+    headers: list[tuple[str, bytes | None]]
+    partition: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """A record for the notifications topic, announcing `event`."""
+
+    event: OrderEvent
+    key: bytes
+    value: bytes
+    headers: Headers
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    """A record for the dead-letter topic: the raw input and why it is not a v1 event."""
+
+    key: bytes | None
+    value: bytes | None
+    headers: Headers
+
+
+def amount(total_cents: int, currency: str) -> str:
+    """`2600, "EUR"` -> `"26.00 EUR"` (the currency's own number of decimals)."""
+    exponent = _EXPONENT.get(currency, 2)
+    major, minor = divmod(total_cents, 10**exponent)
+    return f"{major}.{minor:0{exponent}d} {currency}" if exponent else f"{major} {currency}"
+
+
+def notification_id(event_id: str) -> str:
+    """The notification's id: UUIDv5 of the event id, the same on every run."""
+    return str(uuid.uuid5(NAMESPACE, event_id))
+
+
+def notify(event: OrderEvent) -> Notification:
+    """The notification of a valid event (contract section 4b)."""
+    kind = C.EventType(event.event_type)
+    nid = notification_id(event.event_id)
+    total = amount(event.total_cents, event.currency)
+    doc = {
+        "notification_id": nid,
+        "event_id": event.event_id,
+        "order_id": event.order_id,
+        "customer_id": event.customer_id,
+        "kind": C.NOTIFICATION_KIND[kind],
+        "message": _SENTENCE[kind].format(order=event.order_id, total=total),
+        "occurred_at": event.occurred_at,
+    }
+    headers: Headers = [("id", nid.encode()), ("eventId", event.event_id.encode())]
+    return Notification(event, event.customer_id.encode(), orjson.dumps(doc), headers)
+
+
+def route(record: Record, max_bytes: int) -> Notification | DeadLetter:
+    """The record's notification, or its dead letter when it is not a valid v1 event."""
+    try:
+        event = parse(record.key, record.value, record.headers, max_bytes)
+    except InvalidEventError as error:
+        headers: Headers = [
+            ("error", str(error).encode()),
+            ("sourcePartition", str(record.partition).encode()),
+            ("sourceOffset", str(record.offset).encode()),
+        ]
+        return DeadLetter(record.key, record.value, headers)
+    return notify(event)

@@ -1,0 +1,219 @@
+"""Scratch topics, processor instances as real processes, input producers and a read_committed
+reader of what the processors wrote: the notifications processor tested on the real broker."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from confluent_kafka import Consumer, KafkaError, Producer
+from confluent_kafka.admin import AdminClient
+
+from onceflow.paths import ROOT
+from onceflow.settings import NotificationSettings, RetentionSettings, Settings, get_settings
+from stack import topics
+from tests.oracle.events import Record, event, record
+
+
+def free_port_base(count: int) -> int:
+    """A base port such that base+1..base+count were free a moment ago."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            base = int(probe.getsockname()[1])
+        if base + count < 65000:
+            return base
+
+
+@dataclass
+class Scratch:
+    """A private copy of the processor's topics and group."""
+
+    state_dir: Path
+    name: str = field(default_factory=lambda: f"test-notify-{uuid.uuid4().hex[:10]}")
+    settings: Settings = field(default_factory=get_settings)
+    port_base: int = field(default_factory=lambda: free_port_base(10))
+
+    @property
+    def notify(self) -> NotificationSettings:
+        return NotificationSettings(
+            notify_topic=f"{self.name}-out",
+            notify_dlq_topic=f"{self.name}-dlq",
+            notify_changelog_topic=f"{self.name}-seen",
+            notify_group=self.name,
+            notify_state_dir=self.state_dir,
+            notify_metrics_port_base=self.port_base,
+        )
+
+    @property
+    def input_topic(self) -> str:
+        return f"{self.name}-in"
+
+    def create(self) -> None:
+        wanted = topics.pipeline_topics(
+            self.settings.model_copy(update={"topic": self.input_topic}),
+            self.notify,
+            RetentionSettings(),
+        )
+        topics.ensure_topics(self.settings.kafka_bootstrap, wanted)
+
+    def delete(self) -> None:
+        admin = AdminClient({"bootstrap.servers": self.settings.kafka_bootstrap})
+        names = [self.input_topic, *(f"{self.name}-{s}" for s in ("out", "dlq", "seen"))]
+        for future in admin.delete_topics(names).values():
+            future.result(timeout=30)
+
+    def env(self, **extra: str) -> dict[str, str]:
+        notify = self.notify
+        return {
+            **os.environ,
+            "ONCEFLOW_TOPIC": self.input_topic,
+            "ONCEFLOW_NOTIFY_TOPIC": notify.notify_topic,
+            "ONCEFLOW_NOTIFY_DLQ_TOPIC": notify.notify_dlq_topic,
+            "ONCEFLOW_NOTIFY_CHANGELOG_TOPIC": notify.notify_changelog_topic,
+            "ONCEFLOW_NOTIFY_GROUP": notify.notify_group,
+            "ONCEFLOW_NOTIFY_STATE_DIR": str(self.state_dir),
+            "ONCEFLOW_NOTIFY_METRICS_PORT_BASE": str(self.port_base),
+            **extra,
+        }
+
+
+class Instance:
+    """One processor process (instance n of the scratch group)."""
+
+    def __init__(self, scratch: Scratch, n: int, log: Path, **env: str) -> None:
+        self.n = n
+        self._log = log.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "services.notifications", str(n)],
+            cwd=ROOT,
+            env=scratch.env(**env),
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+
+    def signal(self, signum: int) -> None:
+        self.process.send_signal(signum)
+
+    def stop(self, timeout: float = 60) -> int:
+        """SIGTERM and wait; the exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout)
+        self._log.close()
+        return code
+
+
+class Input:
+    """Produces v1 events (one order per customer, each order's events in order) and poison."""
+
+    def __init__(self, scratch: Scratch) -> None:
+        self.topic = scratch.input_topic
+        self._producer = Producer(
+            {"bootstrap.servers": scratch.settings.kafka_bootstrap, "enable.idempotence": True}
+        )
+        self.event_ids: list[str] = []
+        self.sent: list[Record] = []  # the valid records, to send again as duplicates
+        self.poison: list[bytes] = []
+        self.sequence: dict[str, list[str]] = {}  # customer -> its event ids, in order
+
+    def order(self, *, events: int = 2) -> None:
+        """Produce one order's first `events` events (placed, paid, shipped)."""
+        order_id, customer = str(uuid.uuid4()), f"c-{uuid.uuid4().hex[:12]}"
+        for event_type in ("OrderPlaced", "OrderPaid", "OrderShipped")[:events]:
+            e = event(event_type, order={"id": order_id, "customer_id": customer})
+            self.sent.append(record(e))
+            self.send(self.sent[-1])
+            self.event_ids.append(e["event_id"])
+            self.sequence.setdefault(customer, []).append(e["event_id"])
+
+    def send(self, r: Record) -> None:
+        key, value, _topic, _partition, _offset, headers = r
+        self._producer.produce(self.topic, value, key, headers=headers)
+        self._producer.poll(0)
+
+    def poison_record(self) -> None:
+        value = f"not an event {uuid.uuid4()}".encode()
+        self.send((b"poison", value, None, None, None, []))
+        self.poison.append(value)
+
+    def flush(self) -> None:
+        assert self._producer.flush(30) == 0
+
+
+@dataclass
+class Output:
+    notifications: list[dict[str, Any]]
+    dead_letters: list[tuple[bytes | None, dict[str, str]]]
+
+
+def read_output(scratch: Scratch, *, notifications: int, dead: int, timeout: float) -> Output:
+    """Read both output topics (read_committed) until at least the counts arrived and a quiet
+    spell passed (so extra records, which would be duplicates, are seen too), or time out."""
+    notify = scratch.notify
+    consumer = Consumer(
+        {
+            "bootstrap.servers": scratch.settings.kafka_bootstrap,
+            "group.id": f"reader-{uuid.uuid4()}",
+            "isolation.level": "read_committed",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+        }
+    )
+    consumer.subscribe([notify.notify_topic, notify.notify_dlq_topic])
+    out = Output([], [])
+    deadline, quiet_since = time.monotonic() + timeout, time.monotonic()
+    try:
+        while time.monotonic() < deadline:
+            message = consumer.poll(0.5)
+            enough = len(out.notifications) >= notifications and len(out.dead_letters) >= dead
+            if message is None:
+                if enough and time.monotonic() - quiet_since > 3:
+                    break
+                continue
+            error = message.error()
+            if error is not None and error.code() != KafkaError._PARTITION_EOF:
+                raise RuntimeError(error.str())
+            if error is not None:
+                continue
+            quiet_since = time.monotonic()
+            pairs = cast(list[tuple[str, bytes | None]], message.headers() or [])
+            headers = {k: (v or b"").decode() for k, v in pairs}
+            if message.topic() == notify.notify_topic:
+                value = message.value()
+                assert value is not None
+                out.notifications.append(
+                    {**json.loads(value), "_headers": headers, "_partition": message.partition()}
+                )
+            else:
+                out.dead_letters.append((message.value(), headers))
+    finally:
+        consumer.close()
+    return out
+
+
+def assert_exactly_once(source: Input, out: Output) -> None:
+    """One notification per input event, none missing, each customer's in order; the dead
+    letters are exactly the poison records."""
+    counts = Counter(n["event_id"] for n in out.notifications)
+    duplicated = {e: c for e, c in counts.items() if c > 1}
+    assert not duplicated, f"{len(duplicated)} events notified more than once"
+    missing = set(source.event_ids) - set(counts)
+    assert not missing, f"{len(missing)} of {len(source.event_ids)} events have no notification"
+    assert set(counts) == set(source.event_ids)
+    for n in out.notifications:
+        assert n["_headers"] == {"id": n["notification_id"], "eventId": n["event_id"]}
+    by_customer: dict[str, list[str]] = {}
+    for n in out.notifications:
+        by_customer.setdefault(n["customer_id"], []).append(n["event_id"])
+    assert by_customer == source.sequence
+    assert sorted(v or b"" for v, _ in out.dead_letters) == sorted(source.poison)
+    assert all(h["error"] == "value is not JSON" for _, h in out.dead_letters)
