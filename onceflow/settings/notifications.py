@@ -6,6 +6,7 @@ Its input topic is `Settings.topic`; its de-duplication window is
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -40,8 +41,10 @@ class NotificationSettings(BaseSettings):
     # Local cache of the remembered ids (the changelog topic is the truth; this can be deleted).
     notify_state_dir: Path = paths.DATA / "notifications"
     notify_log_level: str = "INFO"
-    # TESTS ONLY: SIGKILL itself in its Nth transaction, after producing, before committing.
-    notify_crash_before_commit_at: int = 0
+    # TESTS ONLY: in its Nth transaction, after producing and before committing, send itself
+    # this signal (SIGKILL: a crash; SIGSTOP: a stall, so it returns as a zombie).
+    notify_fault_signal: Literal["", "SIGKILL", "SIGSTOP"] = ""
+    notify_fault_at_transaction: int = 0
 
     def transactional_id(self, instance: int) -> str:
         """The stable transactional.id of instance `instance`."""

@@ -29,7 +29,6 @@ def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2,
     """Run one notifications instance."""
     settings, notify = get_settings(), get_notification_settings()
     logs.configure(notify.notify_log_level)
-    start_http_server(notify.metrics_port(instance), addr="127.0.0.1")
     stop = threading.Event()
 
     def request_stop(signum: int, _frame: FrameType | None) -> None:
@@ -39,6 +38,7 @@ def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2,
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    start_http_server(notify.metrics_port(instance), addr="127.0.0.1")  # also: ready to stop
     seen = SeenIds(notify.notify_state_dir / f"{notify.notify_group}-{instance}.sqlite")
     try:
         consumer, producer = make_clients(settings, notify, instance)

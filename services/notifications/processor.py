@@ -115,7 +115,7 @@ class Processor:
         try:
             self._producer.begin_transaction()
             self._produce(batch)
-            self._maybe_crash()
+            self._maybe_fault()
             positions = [
                 TopicPartition(self._input, p, offset) for p, offset in batch.positions.items()
             ]
@@ -139,12 +139,13 @@ class Processor:
         self._seen.remember(batch.remembered, self._changelog_ends)
         batch.count()
 
-    def _maybe_crash(self) -> None:
+    def _maybe_fault(self) -> None:
         self._transactions += 1
-        if self._transactions == self._notify.notify_crash_before_commit_at:
-            self._producer.flush(30)  # the records reach the broker, their commit never does
-            log.warning("crash_before_commit: SIGKILL")
-            os.kill(os.getpid(), signal.SIGKILL)
+        notify = self._notify
+        if notify.notify_fault_signal and self._transactions == notify.notify_fault_at_transaction:
+            self._producer.flush(30)  # the records reach the broker before the fault
+            log.warning("fault before commit: %s", notify.notify_fault_signal)
+            os.kill(os.getpid(), signal.Signals[notify.notify_fault_signal])
 
     def _produce(self, batch: Batch) -> None:
         notify = self._notify

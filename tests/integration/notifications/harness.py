@@ -20,6 +20,7 @@ from confluent_kafka.admin import AdminClient
 from onceflow.paths import ROOT
 from onceflow.settings import NotificationSettings, RetentionSettings, Settings, get_settings
 from stack import topics
+from stack.waiting import port_open, wait_for
 from tests.oracle.events import Record, event, record
 
 
@@ -41,6 +42,7 @@ class Scratch:
     name: str = field(default_factory=lambda: f"test-notify-{uuid.uuid4().hex[:10]}")
     settings: Settings = field(default_factory=get_settings)
     port_base: int = field(default_factory=lambda: free_port_base(10))
+    instances: list["Instance"] = field(default_factory=list)
 
     @property
     def notify(self) -> NotificationSettings:
@@ -66,6 +68,10 @@ class Scratch:
         topics.ensure_topics(self.settings.kafka_bootstrap, wanted)
 
     def delete(self) -> None:
+        for instance in self.instances:  # left running by a failed test
+            if instance.process.poll() is None:
+                instance.process.kill()
+                instance.process.wait(30)
         admin = AdminClient({"bootstrap.servers": self.settings.kafka_bootstrap})
         names = [self.input_topic, *(f"{self.name}-{s}" for s in ("out", "dlq", "seen"))]
         for future in admin.delete_topics(names).values():
@@ -91,6 +97,7 @@ class Instance:
 
     def __init__(self, scratch: Scratch, n: int, log: Path, **env: str) -> None:
         self.n = n
+        scratch.instances.append(self)
         self._log = log.open("ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "services.notifications", str(n)],
@@ -99,6 +106,16 @@ class Instance:
             stdout=self._log,
             stderr=subprocess.STDOUT,
         )
+        # Its metrics port opens once it handles SIGTERM (so stop() means a clean stop).
+        wait_for(
+            lambda: port_open("127.0.0.1", scratch.port_base + n),
+            what=f"notifications instance {n}",
+            timeout=60,
+        )
+
+    def status(self) -> str:
+        """The process state letter of /proc (R, S, T = stopped, ...)."""
+        return Path(f"/proc/{self.process.pid}/stat").read_text().split(") ")[1][0]
 
     def signal(self, signum: int) -> None:
         self.process.send_signal(signum)
@@ -203,6 +220,7 @@ def read_output(scratch: Scratch, *, notifications: int, dead: int, timeout: flo
 def assert_exactly_once(source: Input, out: Output) -> None:
     """One notification per input event, none missing, each customer's in order; the dead
     letters are exactly the poison records."""
+    assert len(source.event_ids) >= 100, "the test produced too little input to prove anything"
     counts = Counter(n["event_id"] for n in out.notifications)
     duplicated = {e: c for e, c in counts.items() if c > 1}
     assert not duplicated, f"{len(duplicated)} events notified more than once"
@@ -217,3 +235,27 @@ def assert_exactly_once(source: Input, out: Output) -> None:
     assert by_customer == source.sequence
     assert sorted(v or b"" for v, _ in out.dead_letters) == sorted(source.poison)
     assert all(h["error"] == "value is not JSON" for _, h in out.dead_letters)
+
+
+def wait_notified(scratch: Scratch, ids: list[str], *, not_before: float, timeout: float) -> None:
+    """Wait until every one of `ids` has a committed notification and the monotonic clock has
+    passed `not_before`; AssertionError after `timeout` seconds."""
+    wanted = set(ids)
+    consumer = Consumer(
+        {
+            "bootstrap.servers": scratch.settings.kafka_bootstrap,
+            "group.id": f"waiter-{uuid.uuid4()}",
+            "isolation.level": "read_committed",
+            "auto.offset.reset": "earliest",
+        }
+    )
+    consumer.subscribe([scratch.notify.notify_topic])
+    deadline = time.monotonic() + timeout
+    try:
+        while wanted or time.monotonic() < not_before:
+            assert time.monotonic() < deadline, f"{len(wanted)} events still not notified"
+            message = consumer.poll(0.5)
+            if message is not None and message.error() is None:
+                wanted.discard(json.loads(message.value() or b"{}").get("event_id"))
+    finally:
+        consumer.close()

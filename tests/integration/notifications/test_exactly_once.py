@@ -8,12 +8,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from stack.waiting import wait_for
 from tests.integration.notifications.harness import (
     Input,
     Instance,
     Scratch,
     assert_exactly_once,
     read_output,
+    wait_notified,
 )
 
 TIMEOUT = 120
@@ -42,6 +44,14 @@ def flowing(source: Input, *, per_second: float) -> Iterator[None]:
         thread.join(30)
 
 
+def fault(signal_name: str, *, at: int) -> dict[str, str]:
+    """The environment making an instance signal itself in transaction `at`, before commit."""
+    return {
+        "ONCEFLOW_NOTIFY_FAULT_SIGNAL": signal_name,
+        "ONCEFLOW_NOTIFY_FAULT_AT_TRANSACTION": str(at),
+    }
+
+
 def check(scratch: Scratch, source: Input) -> None:
     out = read_output(
         scratch,
@@ -54,7 +64,7 @@ def check(scratch: Scratch, source: Input) -> None:
 
 def test_duplicates_and_poison(scratch: Scratch, tmp_path: Path) -> None:
     source = Input(scratch)
-    for _ in range(30):
+    for _ in range(40):
         source.order(events=3)
     source.send(source.sent[0])  # a duplicate inside one batch's reach
     source.poison_record()
@@ -75,13 +85,50 @@ def test_duplicates_and_poison(scratch: Scratch, tmp_path: Path) -> None:
 def test_a_crash_between_produce_and_commit(scratch: Scratch, tmp_path: Path) -> None:
     source = Input(scratch)
     with flowing(source, per_second=100):
-        crasher = Instance(
-            scratch, 1, tmp_path / "1.log", ONCEFLOW_NOTIFY_CRASH_BEFORE_COMMIT_AT="5"
-        )
+        crasher = Instance(scratch, 1, tmp_path / "1.log", **fault("SIGKILL", at=5))
         assert crasher.process.wait(TIMEOUT) == -signal.SIGKILL
-        time.sleep(0)  # the crashed transaction stays open until its successor fences it
+        # Its open transaction is aborted when the same transactional.id starts again.
         successor = Instance(scratch, 1, tmp_path / "2.log")
         other = Instance(scratch, 2, tmp_path / "3.log")
     check(scratch, source)
     assert successor.stop() == 0
     assert other.stop() == 0
+
+
+def test_a_stalled_instance_returns_as_a_fenced_zombie(scratch: Scratch, tmp_path: Path) -> None:
+    notify = scratch.notify
+    stall = (notify.notify_session_timeout_ms + notify.notify_transaction_timeout_ms) / 1000 + 5
+    source = Input(scratch)
+    with flowing(source, per_second=100):
+        # It stops itself in its 20th transaction, after producing, before committing.
+        fault = {
+            "ONCEFLOW_NOTIFY_FAULT_SIGNAL": "SIGSTOP",
+            "ONCEFLOW_NOTIFY_FAULT_AT_TRANSACTION": "20",
+        }
+        zombie = Instance(scratch, 1, tmp_path / "1.log", **fault)
+        wait_for(lambda: zombie.status() == "T", what="the stall", timeout=TIMEOUT)
+        survivor = Instance(scratch, 2, tmp_path / "2.log")
+        # Past its session and transaction timeouts, the survivor has taken its partitions.
+        before = list(source.event_ids)
+        wait_notified(scratch, before, not_before=time.monotonic() + stall, timeout=TIMEOUT)
+        zombie.signal(signal.SIGCONT)
+        # Its late commit is refused: it exits non-zero (fenced), as the supervisor would see.
+        assert zombie.process.wait(TIMEOUT) == 1
+        back = Instance(scratch, 1, tmp_path / "3.log")
+        later = time.monotonic() + 5
+        wait_notified(scratch, list(source.event_ids), not_before=later, timeout=TIMEOUT)
+    check(scratch, source)
+    assert survivor.stop() == 0
+    assert back.stop() == 0
+
+
+def test_a_rebalance_storm(scratch: Scratch, tmp_path: Path) -> None:
+    source = Input(scratch)
+    with flowing(source, per_second=100):
+        steady = Instance(scratch, 1, tmp_path / "steady.log")
+        for round_ in range(6):
+            comer = Instance(scratch, 2 + round_ % 2, tmp_path / f"{round_}.log")
+            wait_notified(scratch, list(source.event_ids), not_before=0, timeout=TIMEOUT)
+            assert comer.stop() == 0
+    check(scratch, source)
+    assert steady.stop() == 0
