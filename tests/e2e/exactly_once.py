@@ -1,14 +1,14 @@
-"""The end-to-end check: every change a test made is on the topic once (read_committed) and is
-counted once in every analytics table."""
+"""The end-to-end check: every change a test made is on the topic once (read_committed), is
+counted once in every analytics table, and became exactly one notification."""
 
 from collections import Counter
 from dataclasses import dataclass
 from typing import TypeVar
 
-from onceflow.settings import Settings
+from onceflow.settings import Settings, get_notification_settings
 from stack.waiting import wait_for
 from tests.e2e import analytics
-from tests.e2e.kafka_reader import read_events
+from tests.e2e.kafka_reader import Event, read_events
 from tests.e2e.orders import Expected
 
 K = TypeVar("K")
@@ -68,3 +68,24 @@ def assert_exactly_once(
         assert event.value["schema_version"] == 1
     for order_id in expected.status:
         assert len({e.partition for e in events if e.key == order_id}) == 1
+    _assert_notified_once(settings, events, list(expected.customers), timeout)
+
+
+def _assert_notified_once(
+    settings: Settings, events: list[Event], customers: list[str], timeout: float
+) -> None:
+    """Each event has exactly one notification (contract 4b), each order's in event order."""
+    notifications = read_events(
+        settings.kafka_bootstrap,
+        get_notification_settings().notify_topic,
+        keys=customers,
+        expected=len(events),
+        timeout=timeout,
+    )
+    notified = Counter(n.value["event_id"] for n in notifications)
+    assert notified == Counter(e.value["event_id"] for e in events)
+    for order_id in {e.key for e in events}:
+        sent = [e.value["event_id"] for e in events if e.key == order_id]
+        assert [
+            n.value["event_id"] for n in notifications if n.value["order_id"] == order_id
+        ] == sent
