@@ -43,6 +43,8 @@ def replace_all(op: Any, *, earlier: Path | None = None) -> None:
     op.execute(DROP_ALL)
     for name in ORDER:
         file = earlier / f"{name}.sql" if earlier is not None else None
-        op.execute((file if file is not None and file.exists() else FOLDER / f"{name}.sql").read_text())
+        op.execute(
+            (file if file is not None and file.exists() else FOLDER / f"{name}.sql").read_text()
+        )
     op.execute("REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA orders FROM PUBLIC")
     op.execute("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA orders TO onceflow_app")
