@@ -9,7 +9,7 @@ from rich.table import Table
 
 from onceflow import paths
 from onceflow.settings import get_retention_settings, get_settings
-from stack import connector, jvm, postgres, preflight, supervisor, topics
+from stack import api_key, connector, jvm, postgres, preflight, supervisor, topics
 from stack.components import Component, components
 from stack.waiting import NotReadyError, wait_for
 
@@ -50,6 +50,9 @@ def _provision() -> None:
     )
     if postgres.ensure_replication_slot(settings):
         console.print(f"  created replication slot {settings.replication_slot}")
+    if api_key.ensure_local_key(settings):
+        where = paths.API_KEY.relative_to(paths.ROOT)
+        console.print(f"  API key of client {api_key.LOCAL_CLIENT} written to {where}")
 
 
 def _after(component: Component) -> None:
@@ -89,12 +92,13 @@ def up() -> None:
 
 @app.command()
 def provision() -> None:
-    """Create roles and database, migrate, and create the replication slot (idempotent).
+    """Create roles and database, migrate, create the replication slot and the local API key
+    (idempotent).
 
     The slot exists before any order is accepted, so no write can be missed by the connector.
     """
     _provision()
-    console.print("provisioned: roles, database, migrations, replication slot")
+    console.print("provisioned: roles, database, migrations, replication slot, local API key")
 
 
 @app.command()

@@ -107,6 +107,17 @@ def find_client(*, settings: Settings, name: str) -> UUID | None:
     return None if row is None else UUID(str(row[0]))
 
 
+def is_live(*, settings: Settings, key: str) -> bool:
+    """True when `key` is a live key of a live client."""
+    with _connect(settings) as conn:
+        row = conn.execute(
+            "SELECT 1 FROM orders.api_keys k JOIN orders.clients c ON c.id = k.client_id "
+            "WHERE k.key_hash = %s AND k.revoked_at IS NULL AND c.revoked_at IS NULL",
+            (key_hash(key),),
+        ).fetchone()
+    return row is not None
+
+
 def list_clients(*, settings: Settings) -> list[ClientRow]:
     """Every client, oldest first, with how many live keys it has and when one was last used."""
     with _connect(settings) as conn:
