@@ -4,6 +4,7 @@ over the client's rate, and a revocation seen by every worker within 1 s."""
 import time
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -28,7 +29,10 @@ OPERATIONS = [
 
 
 def call(client: TestClient, method: str, path: str, body: object, **headers: str) -> Response:
-    return client.request(method, path, json=body, headers={"Idempotency-Key": key(), **headers})
+    response: Response = client.request(
+        method, path, json=body, headers={"Idempotency-Key": key(), **headers}
+    )
+    return response
 
 
 def assert_unauthorized(response: Response, *, invalid_token: bool) -> None:
@@ -133,3 +137,17 @@ def test_a_revoked_key_is_401_on_every_worker_within_a_second(
             assert time.monotonic() - revoked_at < 1.0, f"still accepted by {sorted(pending)}"
         assert_unauthorized(a.get("/orders"), invalid_token=True)
         assert b.get("/orders", headers=bearer(caller)).status_code == 200
+
+
+def test_last_use_is_recorded_at_most_once_a_minute(settings: Settings, db: Any) -> None:
+    issued = new_client(settings)
+    query = "SELECT last_used_at FROM orders.api_keys WHERE client_id = %s"
+    assert db.execute(query, (issued.client_id,)).fetchone() == (None,)
+    app = create_app(api=one_worker())
+    with TestClient(app) as client:
+        assert client.get("/orders", headers=bearer(issued)).status_code == 200
+        (first,) = db.execute(query, (issued.client_id,)).fetchone()
+        assert first is not None
+        app.state.keys.entries.clear()  # as if the cache expired: the key is looked up again
+        assert client.get("/orders", headers=bearer(issued)).status_code == 200
+        assert db.execute(query, (issued.client_id,)).fetchone() == (first,)
