@@ -50,15 +50,16 @@ def _provision() -> None:
     )
     if postgres.ensure_replication_slot(settings):
         console.print(f"  created replication slot {settings.replication_slot}")
-    if api_key.ensure_local_key(settings):
-        where = paths.API_KEY.relative_to(paths.ROOT)
-        console.print(f"  API key of client {api_key.LOCAL_CLIENT} written to {where}")
 
 
 def _after(component: Component) -> None:
     settings = get_settings()
     if component.name == "postgres":
         _provision()
+        # Only the local stack: provisioning another environment creates no key.
+        if api_key.ensure_local_key(settings):
+            where = paths.API_KEY.relative_to(paths.ROOT)
+            console.print(f"  API key of client {api_key.LOCAL_CLIENT} written to {where}")
     elif component.name == "kafka":
         topics.ensure_outbox_topic(settings, get_retention_settings())
     elif component.name == "connect":
@@ -92,13 +93,12 @@ def up() -> None:
 
 @app.command()
 def provision() -> None:
-    """Create roles and database, migrate, create the replication slot and the local API key
-    (idempotent).
+    """Create roles and database, migrate, and create the replication slot (idempotent).
 
     The slot exists before any order is accepted, so no write can be missed by the connector.
     """
     _provision()
-    console.print("provisioned: roles, database, migrations, replication slot, local API key")
+    console.print("provisioned: roles, database, migrations, replication slot")
 
 
 @app.command()
