@@ -8,7 +8,7 @@ from pathlib import Path
 from onceflow import paths
 from onceflow.contract import Scope
 from onceflow.settings import Settings
-from services.ops import clients
+from services.ops import client_queries, clients
 
 LOCAL_CLIENT = "local-dev"
 
@@ -17,11 +17,11 @@ def ensure_local_key(
     settings: Settings, *, path: Path = paths.API_KEY, name: str = LOCAL_CLIENT
 ) -> bool:
     """Write a key of client `name` to `path` unless it holds a live one; True when written."""
-    if path.exists() and clients.is_live(settings=settings, key=path.read_text().strip()):
+    if path.exists() and client_queries.is_live(settings=settings, key=path.read_text().strip()):
         return False
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     path.parent.chmod(0o700)
-    client_id = clients.find_client(settings=settings, name=name)
+    client_id = client_queries.find_client(settings=settings, name=name)
     if client_id is None:
         key = clients.create_client(settings=settings, name=name, scopes=tuple(Scope)).key
     else:

@@ -1,10 +1,9 @@
 """API clients and their keys, as ops manage them (the schema owner writes; the API only
-reads). A key is returned once, when issued; the database keeps only its SHA-256."""
+reads). A key is returned once, when issued; the database keeps only its SHA-256. What ops
+read about clients: services/ops/client_queries.py."""
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -13,8 +12,6 @@ import psycopg
 from onceflow.contract import Scope
 from onceflow.settings import Settings
 from services.orders.domain.api_keys import key_hash, new_key
-
-LIST = (Path(__file__).parent / "sql" / "clients_list.sql").read_text()
 
 
 class ClientError(ValueError):
@@ -31,20 +28,6 @@ class Issued:
     key: str
 
 
-@dataclass(frozen=True)
-class ClientRow:
-    """A client as `clients list` shows it: never a key."""
-
-    id: UUID
-    name: str
-    scopes: list[str]
-    rate_per_s: float | None
-    created_at: datetime
-    revoked_at: datetime | None
-    live_keys: int
-    last_used_at: datetime | None
-
-
 def parse_scopes(text: str) -> tuple[str, ...]:
     """`orders:write,orders:read` as scopes; an unknown one is a ClientError."""
     names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
@@ -55,7 +38,7 @@ def parse_scopes(text: str) -> tuple[str, ...]:
     return names
 
 
-def _connect(settings: Settings) -> psycopg.Connection[tuple[Any, ...]]:
+def connect(settings: Settings) -> psycopg.Connection[tuple[Any, ...]]:
     return psycopg.connect(settings.dsn("owner"))
 
 
@@ -75,7 +58,7 @@ def create_client(
     if rate_per_s is not None and rate_per_s <= 0:
         raise ClientError("the rate must be a positive number of requests a second")
     client_id = uuid4()
-    with _connect(settings) as conn:
+    with connect(settings) as conn:
         try:
             conn.execute(
                 "INSERT INTO orders.clients (id, name, scopes, rate_per_s) VALUES (%s, %s, %s, %s)",
@@ -88,7 +71,7 @@ def create_client(
 
 def issue_key(*, settings: Settings, client_id: UUID) -> Issued:
     """Another key for a live client (rotation: its older keys stay live until revoked)."""
-    with _connect(settings) as conn:
+    with connect(settings) as conn:
         row = conn.execute(
             "SELECT name, scopes FROM orders.clients WHERE id = %s AND revoked_at IS NULL",
             (client_id,),
@@ -98,36 +81,10 @@ def issue_key(*, settings: Settings, client_id: UUID) -> Issued:
         return Issued(client_id, row[0], tuple(row[1]), _issue(conn, client_id))
 
 
-def find_client(*, settings: Settings, name: str) -> UUID | None:
-    """The live client called `name`, if any."""
-    with _connect(settings) as conn:
-        row = conn.execute(
-            "SELECT id FROM orders.clients WHERE name = %s AND revoked_at IS NULL", (name,)
-        ).fetchone()
-    return None if row is None else UUID(str(row[0]))
-
-
-def is_live(*, settings: Settings, key: str) -> bool:
-    """True when `key` is a live key of a live client."""
-    with _connect(settings) as conn:
-        row = conn.execute(
-            "SELECT 1 FROM orders.api_keys k JOIN orders.clients c ON c.id = k.client_id "
-            "WHERE k.key_hash = %s AND k.revoked_at IS NULL AND c.revoked_at IS NULL",
-            (key_hash(key),),
-        ).fetchone()
-    return row is not None
-
-
-def list_clients(*, settings: Settings) -> list[ClientRow]:
-    """Every client, oldest first, with how many live keys it has and when one was last used."""
-    with _connect(settings) as conn:
-        return [ClientRow(*row) for row in conn.execute(LIST).fetchall()]
-
-
 def revoke(*, settings: Settings, client_id: UUID, old_keys_only: bool = False) -> int:
     """Revoke the client and all its keys, or (the end of a rotation) all but its newest key;
     return how many keys stopped working."""
-    with _connect(settings) as conn:
+    with connect(settings) as conn:
         if not old_keys_only:
             found = conn.execute(
                 "UPDATE orders.clients SET revoked_at = now() WHERE id = %s AND revoked_at IS NULL",

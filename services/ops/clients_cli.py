@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from onceflow.settings import get_settings
-from services.ops import clients
+from services.ops import client_queries, clients
 
 app = typer.Typer(help="API clients and their keys.", no_args_is_help=True)
 console = Console(width=120)
@@ -61,9 +61,9 @@ def create(
 def list_() -> None:
     """List every client (never a key)."""
     with _readable_errors("list"):
-        rows = clients.list_clients(settings=get_settings())
+        rows = client_queries.list_clients(settings=get_settings())
     table = Table(title="API clients")
-    columns: dict[str, Callable[[clients.ClientRow], object]] = {
+    columns: dict[str, Callable[[client_queries.ClientRow], object]] = {
         "client id": lambda r: r.id,
         "name": lambda r: r.name,
         "scopes": lambda r: ",".join(r.scopes),

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from onceflow.settings import get_settings
-from services.ops.clients import find_client, is_live, revoke
+from services.ops.client_queries import find_client, is_live
+from services.ops.clients import revoke
 from stack.api_key import ensure_local_key
 
 pytestmark = pytest.mark.integration
