@@ -15,10 +15,13 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
+from onceflow.contract import Scope
 from onceflow.paths import ROOT
 from onceflow.settings import get_settings
+from services.ops.clients import create_client
 
 PGBENCH = "/usr/lib/postgresql/15/bin/pgbench"
 
@@ -49,7 +52,9 @@ def cpu_seconds(root_pid: int) -> float:
     return total
 
 
-def level(wrk: str, port: int, concurrency: int, seconds: float, server: int) -> dict[str, float]:
+def level(
+    wrk: str, port: int, concurrency: int, seconds: float, server: int, api_key: str
+) -> dict[str, float]:
     """One wrk run at `concurrency` keep-alive connections; throughput, latency, server CPU."""
     cpu0 = cpu_seconds(server)
     out = subprocess.run(
@@ -65,6 +70,7 @@ def level(wrk: str, port: int, concurrency: int, seconds: float, server: int) ->
         capture_output=True,
         text=True,
         check=True,
+        env={**os.environ, "ONCEFLOW_BENCH_API_KEY": api_key},
     ).stdout
     found = re.search(r"RESULT (.*)", out)
     if found is None:
@@ -81,17 +87,29 @@ def level(wrk: str, port: int, concurrency: int, seconds: float, server: int) ->
 
 
 def prepare(database: str) -> dict[str, str]:
-    """Create and migrate a scratch database, so the run never floods the real pipeline."""
+    """Create and migrate a scratch database, so the run never floods the real pipeline; the
+    API key and client id of a client created for the run are in ONCEFLOW_BENCH_API_KEY and
+    ONCEFLOW_BENCH_CLIENT_ID."""
     env = {**os.environ, "ONCEFLOW_PG_DATABASE": database}
     make = "from onceflow.settings import get_settings as g; from stack import postgres; "
     make += "postgres.ensure_roles_and_database(g())"
     subprocess.run([sys.executable, "-c", make], env=env, check=True, cwd=ROOT)
     alembic = [str(Path(sys.executable).with_name("alembic")), "-c", "migrations/alembic.ini"]
     subprocess.run([*alembic, "upgrade", "head"], env=env, check=True, cwd=ROOT)
-    return env
+    issued = create_client(
+        settings=get_settings().model_copy(update={"pg_database": database}),
+        name=f"api-bench-{uuid.uuid4().hex[:8]}",
+        scopes=tuple(Scope),
+        rate_per_s=1_000_000,
+    )
+    return {
+        **env,
+        "ONCEFLOW_BENCH_API_KEY": issued.key,
+        "ONCEFLOW_BENCH_CLIENT_ID": str(issued.client_id),
+    }
 
 
-def pgbench(clients: int, seconds: int, database: str) -> float:
+def pgbench(clients: int, seconds: int, database: str, client_id: str) -> float:
     s = get_settings()
     env = {**os.environ, "PGPASSWORD": s.app_db_password.get_secret_value()}
     out = subprocess.run(
@@ -100,6 +118,8 @@ def pgbench(clients: int, seconds: int, database: str) -> float:
             "-n",
             "-M",
             "prepared",
+            "-D",
+            f"client_id={client_id}",
             "-f",
             str(ROOT / "bench/place_order.sql"),
             "-c",
@@ -163,13 +183,15 @@ def main() -> None:
     server = subprocess.Popen([sys.executable, "-m", "services.orders"], env=env, cwd=ROOT)
     try:
         wait_ready(args.port, server)
-        level(wrk, args.port, 4, 2, server.pid)  # warm-up
+        api_key = env["ONCEFLOW_BENCH_API_KEY"]
+        level(wrk, args.port, 4, 2, server.pid, api_key)  # warm-up
         levels = [int(c) for c in args.levels.split(",")]
-        rows = [level(wrk, args.port, c, args.seconds, server.pid) for c in levels]
+        rows = [level(wrk, args.port, c, args.seconds, server.pid, api_key) for c in levels]
     finally:
         server.terminate()
         server.wait(timeout=15)
-    pg = {c: pgbench(c, int(args.seconds), args.database) for c in levels}
+    client_id = env["ONCEFLOW_BENCH_CLIENT_ID"]
+    pg = {c: pgbench(c, int(args.seconds), args.database, client_id) for c in levels}
     print(f"workers={args.workers} pool={args.pool} seconds={args.seconds} cores={os.cpu_count()}")
     print("| concurrency | API orders/s | p50 ms | p99 ms | API CPU % | errors | pgbench tps |")
     print("|---|---|---|---|---|---|---|")

@@ -21,7 +21,7 @@ import orjson
 import psycopg
 import typer
 
-from bench.rawhttp import Connection
+from bench.rawhttp import Connection, bench_key
 from onceflow.settings import get_settings
 from stack.waiting import wait_for
 from tests.e2e.kafka_reader import read_events
@@ -30,10 +30,16 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 
 async def _connection(
-    port: int, run: str, schedule: Iterator[int], rate: int, start: float, created: dict[str, float]
+    port: int,
+    api_key: str,
+    run: str,
+    schedule: Iterator[int],
+    rate: int,
+    start: float,
+    created: dict[str, float],
 ) -> None:
     """One keep-alive connection posting orders when the schedule says so."""
-    conn = await Connection.open(port)
+    conn = await Connection.open(port, api_key)
     for i in schedule:
         await asyncio.sleep(max(0.0, start + i / rate - time.monotonic()))
         body = {
@@ -52,13 +58,15 @@ async def _connection(
     conn.close()
 
 
-async def _post_at_rate(port: int, run: str, rate: int, seconds: int) -> dict[str, float]:
+async def _post_at_rate(
+    port: int, api_key: str, run: str, rate: int, seconds: int
+) -> dict[str, float]:
     """order id -> created_at (epoch seconds), posting `rate` orders/s for `seconds`."""
     created: dict[str, float] = {}
     schedule = iter(range(rate * seconds))
     start = time.monotonic()
     await asyncio.gather(
-        *(_connection(port, run, schedule, rate, start, created) for _ in range(32))
+        *(_connection(port, api_key, run, schedule, rate, start, created) for _ in range(32))
     )
     elapsed = time.monotonic() - start
     print(f"posted {len(created)} orders in {elapsed:.1f}s = {len(created) / elapsed:.0f}/s")
@@ -70,7 +78,8 @@ def main(rate: int = 200, seconds: int = 30) -> None:
     """Freshness p50/p99 at a steady order rate."""
     settings = get_settings()
     run = uuid.uuid4().hex[:8]
-    created = asyncio.run(_post_at_rate(settings.api_port, run, rate, seconds))
+    api_key = bench_key(settings, "pipeline-bench")
+    created = asyncio.run(_post_at_rate(settings.api_port, api_key, run, rate, seconds))
     with psycopg.connect(settings.dsn("analyst"), autocommit=True) as conn:
 
         def counted() -> bool:

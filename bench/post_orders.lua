@@ -1,5 +1,7 @@
 -- wrk script for bench/api_bench.py: POST /orders with 2 items and a unique Idempotency-Key
 -- per request; prints one RESULT line (requests, seconds, p50/p99 ms, non-2xx, socket errors).
+-- The API key comes from ONCEFLOW_BENCH_API_KEY (api_bench.py creates a client for the run).
+local auth = "Bearer " .. assert(os.getenv("ONCEFLOW_BENCH_API_KEY"), "ONCEFLOW_BENCH_API_KEY")
 local counter = 0
 local run = tostring(os.time()) .. "-" .. tostring(math.random(1, 1000000000))
 local threads = {}
@@ -17,7 +19,8 @@ function request()
   counter = counter + 1
   local key = "bench-" .. run .. "-" .. tostring(tid) .. "-" .. tostring(counter)
   return wrk.format("POST", "/orders",
-    {["Content-Type"] = "application/json", ["Idempotency-Key"] = key}, body)
+    {["Content-Type"] = "application/json", ["Idempotency-Key"] = key, ["Authorization"] = auth},
+    body)
 end
 
 function done(summary, latency, requests)

@@ -21,6 +21,7 @@ import uuid
 import typer
 
 from bench import soak_plot
+from bench.rawhttp import bench_key
 from bench.soak_load import drive, failures
 from bench.soak_sample import sample
 from onceflow import paths
@@ -55,8 +56,13 @@ async def _soak(
     samples: list[dict[str, float]] = []
     done = asyncio.Event()
     sampler = asyncio.create_task(_sampling(samples, every, done))
+    settings = get_settings()
     outcomes = await drive(
-        port=get_settings().api_port, run=uuid.uuid4().hex[:8], rate=rate, seconds=seconds
+        port=settings.api_port,
+        api_key=bench_key(settings, "soak"),
+        run=uuid.uuid4().hex[:8],
+        rate=rate,
+        seconds=seconds,
     )
     done.set()
     await sampler

@@ -25,9 +25,15 @@ def actions(i: int) -> list[str]:
 
 
 async def _connection(
-    port: int, run: str, schedule: Iterator[int], rate: int, start: float, outcomes: Counter[str]
+    port: int,
+    api_key: str,
+    run: str,
+    schedule: Iterator[int],
+    rate: int,
+    start: float,
+    outcomes: Counter[str],
 ) -> None:
-    conn = await Connection.open(port)
+    conn = await Connection.open(port, api_key)
     try:
         for i in schedule:
             await asyncio.sleep(max(0.0, start + i / rate - time.monotonic()))
@@ -44,13 +50,13 @@ async def _connection(
         conn.close()
 
 
-async def drive(*, port: int, run: str, rate: int, seconds: float) -> Counter[str]:
+async def drive(*, port: int, api_key: str, run: str, rate: int, seconds: float) -> Counter[str]:
     """Place `rate` orders/s for `seconds` (and their transitions); outcome -> count."""
     outcomes: Counter[str] = Counter()
     schedule = iter(range(int(rate * seconds)))
     start = time.monotonic()
     await asyncio.gather(
-        *(_connection(port, run, schedule, rate, start, outcomes) for _ in range(48))
+        *(_connection(port, api_key, run, schedule, rate, start, outcomes) for _ in range(48))
     )
     return outcomes
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 FOLDER = Path(__file__).resolve().parent / "sql" / "orders"
+HISTORY = FOLDER.parent / "history"
 # Creation order: SQL-body functions are checked against the functions they call.
 ORDER = (
     "iso_utc",
@@ -34,10 +35,16 @@ END $$
 """
 
 
-def replace_all(op: Any) -> None:
-    """Drop every function of schema orders, create each from its file, grant EXECUTE."""
+def replace_all(op: Any, *, earlier: Path | None = None) -> None:
+    """Drop every function of schema orders, create each from its file, grant EXECUTE.
+
+    A downgrade passes `earlier`, a folder of migrations/sql/history/ holding the definitions
+    its revision had of the functions that changed since; the others come from FOLDER."""
     op.execute(DROP_ALL)
     for name in ORDER:
-        op.execute((FOLDER / f"{name}.sql").read_text())
+        file = earlier / f"{name}.sql" if earlier is not None else None
+        op.execute(
+            (file if file is not None and file.exists() else FOLDER / f"{name}.sql").read_text()
+        )
     op.execute("REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA orders FROM PUBLIC")
     op.execute("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA orders TO onceflow_app")

@@ -30,6 +30,13 @@ class Action(StrEnum):
     CANCEL = "cancel"
 
 
+class Scope(StrEnum):
+    """What an API key allows: `orders:write` (place and transitions), `orders:read` (reads)."""
+
+    WRITE = "orders:write"
+    READ = "orders:read"
+
+
 class EventType(StrEnum):
     """The event each change emits on `outbox.event.order`."""
 

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from onceflow import paths
 from onceflow.settings import get_notification_settings, get_retention_settings, get_settings
-from stack import connector, jvm, postgres, preflight, supervisor, topics
+from stack import api_key, connector, jvm, postgres, preflight, supervisor, topics
 from stack.components import Component, components
 from stack.waiting import NotReadyError, wait_for
 
@@ -56,6 +56,10 @@ def _after(component: Component) -> None:
     settings = get_settings()
     if component.name == "postgres":
         _provision()
+        # Only the local stack: provisioning another environment creates no key.
+        if api_key.ensure_local_key(settings):
+            where = paths.API_KEY.relative_to(paths.ROOT)
+            console.print(f"  API key of client {api_key.LOCAL_CLIENT} written to {where}")
     elif component.name == "kafka":
         wanted = topics.pipeline_topics(
             settings, get_notification_settings(), get_retention_settings()

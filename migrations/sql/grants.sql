@@ -9,6 +9,15 @@ GRANT USAGE ON SCHEMA orders TO onceflow_app, onceflow_cdc;
 GRANT SELECT, INSERT, UPDATE, DELETE
     ON orders.orders, orders.order_items, orders.outbox, orders.idempotency_keys TO onceflow_app;
 GRANT SELECT ON orders.outbox TO onceflow_cdc;
+-- The API only reads clients and keys and records when a key was last used; clients and keys
+-- are created and revoked by ops (onceflow-ops clients, as the schema owner). The tables exist
+-- from migration 0006, which runs this file again.
+DO $$ BEGIN
+    IF to_regclass('orders.api_keys') IS NOT NULL THEN
+        GRANT SELECT ON orders.clients TO onceflow_app;
+        GRANT SELECT, UPDATE (last_used_at) ON orders.api_keys TO onceflow_app;
+    END IF;
+END $$;
 
 REVOKE ALL ON SCHEMA analytics FROM PUBLIC;
 GRANT USAGE ON SCHEMA analytics TO onceflow_spark, onceflow_analyst;

@@ -5,6 +5,7 @@ from sqlalchemy import (
     BigInteger,
     CheckConstraint,
     Column,
+    Double,
     ForeignKey,
     Index,
     Integer,
@@ -13,10 +14,43 @@ from sqlalchemy import (
     Table,
     Text,
     Uuid,
+    text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
 from onceflow.schema.metadata import TIMESTAMPTZ, metadata
+
+# API clients (contract section 3): each holds scopes and an optional own rate limit; its keys
+# are in api_keys. A revoked client's keys all stop working.
+clients = Table(
+    "clients",
+    metadata,
+    Column("id", Uuid, primary_key=True),
+    Column("name", Text, nullable=False, unique=True),
+    Column(
+        "scopes",
+        ARRAY(Text),
+        CheckConstraint("scopes <@ ARRAY['orders:write', 'orders:read']"),
+        nullable=False,
+    ),
+    Column("rate_per_s", Double, CheckConstraint("rate_per_s > 0")),
+    Column("created_at", TIMESTAMPTZ, nullable=False, server_default=text("now()")),
+    Column("revoked_at", TIMESTAMPTZ),
+    schema="orders",
+)
+
+# Only the SHA-256 of a key is stored; the key itself is shown once, when it is issued.
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("key_hash", LargeBinary, primary_key=True),
+    Column("client_id", Uuid, ForeignKey("orders.clients.id"), nullable=False),
+    Column("created_at", TIMESTAMPTZ, nullable=False, server_default=text("now()")),
+    Column("revoked_at", TIMESTAMPTZ),
+    Column("last_used_at", TIMESTAMPTZ),
+    schema="orders",
+)
+Index("api_keys_by_client", api_keys.c.client_id)
 
 orders = Table(
     "orders",
@@ -33,9 +67,12 @@ orders = Table(
     Column("total_cents", BigInteger, CheckConstraint("total_cents >= 0"), nullable=False),
     Column("created_at", TIMESTAMPTZ, nullable=False),
     Column("updated_at", TIMESTAMPTZ, nullable=False),
+    # The client that placed the order (migration 0006): reads and changes are scoped to it.
+    Column("client_id", Uuid, ForeignKey("orders.clients.id"), nullable=False),
     schema="orders",
 )
 Index("orders_newest", orders.c.created_at.desc(), orders.c.id.desc())
+Index("orders_by_client", orders.c.client_id, orders.c.created_at.desc(), orders.c.id.desc())
 Index("orders_by_customer", orders.c.customer_id, orders.c.created_at.desc(), orders.c.id.desc())
 Index("orders_by_status", orders.c.status, orders.c.created_at.desc(), orders.c.id.desc())
 

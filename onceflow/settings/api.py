@@ -25,6 +25,13 @@ class ApiSettings(BaseSettings):
     api_access_log: bool = True
     # FastAPI's native OpenTelemetry; off, it costs nothing per request (metrics are Prometheus).
     api_otel: bool = False
+    # Requests a second per client, for the whole API (a client's own `--rate` overrides it).
+    # Each worker enforces rate / api_workers with its own token bucket (docs/api.md).
+    api_rate_per_s: float = Field(default=10_000, gt=0)
+    # The bucket holds this many seconds of the rate: how big a burst may be (at least 1).
+    api_rate_burst_s: float = Field(default=1.0, gt=0)
+    # How long a worker trusts a verified key: a revocation takes effect within this time.
+    api_key_cache_ttl_s: float = Field(default=1.0, gt=0, le=1.0)
 
     @field_validator("api_currencies", mode="before")
     @classmethod

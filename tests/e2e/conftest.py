@@ -7,6 +7,7 @@ import psycopg
 import pytest
 
 from onceflow.settings import Settings, get_settings
+from tests.integration.clients import bearer, new_client
 
 
 @pytest.fixture(scope="session")
@@ -16,8 +17,11 @@ def settings() -> Settings:
 
 @pytest.fixture(scope="session")
 def api(settings: Settings) -> Iterator[httpx.Client]:
+    """The running API, as a client created for this session (never local-dev)."""
     with httpx.Client(
-        base_url=f"http://{settings.api_host}:{settings.api_port}", timeout=30
+        base_url=f"http://{settings.api_host}:{settings.api_port}",
+        timeout=30,
+        headers=bearer(new_client(settings, name="e2e")),
     ) as client:
         assert client.get("/readyz").status_code == 200, "the stack is not up: run `make up`"
         yield client

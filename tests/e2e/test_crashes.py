@@ -26,9 +26,9 @@ from tests.e2e.orders import Expected, post_history
 class Writer(threading.Thread):
     """A REST client placing and changing orders until told to stop."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, headers: dict[str, str]) -> None:
         super().__init__(daemon=True)
-        self.base_url = base_url
+        self.base_url, self.headers = base_url, headers
         self.expected = Expected()
         self.stopping = threading.Event()
         self.failure: BaseException | None = None
@@ -36,7 +36,7 @@ class Writer(threading.Thread):
     def run(self) -> None:
         run = uuid.uuid4().hex[:8]
         try:
-            with httpx.Client(base_url=self.base_url, timeout=30) as api:
+            with httpx.Client(base_url=self.base_url, timeout=30, headers=self.headers) as api:
                 for chunk in range(10_000):
                     if self.stopping.is_set():
                         return
@@ -68,7 +68,7 @@ def _restarted(name: str, old_pid: int) -> bool:
 
 @pytest.fixture
 def writer(api: httpx.Client) -> Iterator[Writer]:
-    w = Writer(str(api.base_url))
+    w = Writer(str(api.base_url), {"Authorization": api.headers["Authorization"]})
     yield w
     w.stopping.set()
 

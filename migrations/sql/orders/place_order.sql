@@ -1,10 +1,12 @@
 -- Each write endpoint is ONE statement (one round trip) that claims the Idempotency-Key,
 -- changes the order, writes its outbox event and stores the response, all in the caller's
 -- transaction. orders.updated_at and the event's occurred_at are the same instant: now().
+-- The order belongs to p_client_id (the caller's key); order_json leaves it out of the answer
+-- and of the event.
 CREATE FUNCTION orders.place_order(
     p_scope text, p_key text, p_fingerprint bytea, p_lock_timeout text,
     p_order_id uuid, p_event_id uuid, p_customer_id text, p_currency text,
-    p_items jsonb, p_total_cents bigint, p_traceparent text,
+    p_items jsonb, p_total_cents bigint, p_traceparent text, p_client_id uuid,
     OUT outcome text, OUT status integer, OUT body jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -19,6 +21,7 @@ BEGIN
     v_order.total_cents := p_total_cents;
     v_order.created_at := now();
     v_order.updated_at := v_order.created_at;
+    v_order.client_id := p_client_id;
     -- The answer is stored with the claim (one write of the key row), so it is rendered before
     -- the INSERT, from the row about to be inserted, by order_json as reads render it.
     v_body := orders.order_json(v_order, p_items);

@@ -1,10 +1,11 @@
 -- p_problems holds the problem documents this function may answer with, keyed by kind
 -- ('not_found', 'invalid_transition', 'concurrent_transition'): their type, title and status
 -- come from the API (services/orders/entrypoints/problems.py); the detail is written here.
+-- Only the client's own orders exist for it: another client's order is 'not_found'.
 CREATE FUNCTION orders.transition_order(
     p_scope text, p_key text, p_fingerprint bytea, p_lock_timeout text,
     p_order_id uuid, p_action text, p_from text[], p_to text, p_event_type text,
-    p_event_id uuid, p_traceparent text, p_problems jsonb,
+    p_event_id uuid, p_traceparent text, p_problems jsonb, p_client_id uuid,
     OUT outcome text, OUT status integer, OUT body jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -23,7 +24,8 @@ BEGIN
     -- Version check: the status read here is the version the change is based on. The
     -- UPDATE re-checks it under the row lock, so of two concurrent transitions exactly
     -- one wins and the other is answered 409 (even when the pair would be valid in turn).
-    SELECT o.status INTO v_current FROM orders.orders o WHERE o.id = p_order_id;
+    SELECT o.status INTO v_current FROM orders.orders o
+     WHERE o.id = p_order_id AND o.client_id = p_client_id;
     IF NOT FOUND THEN
         outcome := 'not_found';
         v_body := p_problems -> 'not_found'

@@ -35,12 +35,14 @@ PLACE = call(
     *CLAIM,
     *("order_id", "event_id", "customer_id", "currency", "items:jsonb", "total_cents"),
     "traceparent",
+    "client_id",
 )
 TRANSITION = call(
     "orders.transition_order",
     *CLAIM,
     *("order_id", "action", "from", "to", "event_type", "event_id", "traceparent"),
     "problems:jsonb",
+    "client_id",
 )
 
 
@@ -65,6 +67,7 @@ def place_args(command: PlaceOrder, *, lock_timeout: str) -> dict[str, Any]:
         "items": orjson.dumps([vars(item) for item in command.items]).decode(),
         "total_cents": command.total_cents,
         "traceparent": command.traceparent,
+        "client_id": command.client_id,
     }
 
 
@@ -84,4 +87,5 @@ def transition_args(
         "event_id": command.event_id,
         "traceparent": command.traceparent,
         "problems": problems,
+        "client_id": command.client_id,
     }

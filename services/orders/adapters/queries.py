@@ -14,13 +14,14 @@ from services.orders.adapters.pool import Connection
 
 o = orders.alias("o")
 ORDER_JSON = cast(func.orders.order_json(literal_column("o"), func.orders.items_json(o.c.id)), Text)
-GET = to_sql(select(ORDER_JSON).where(o.c.id == bindparam("id")))
+OWN = o.c.client_id == bindparam("client_id")  # a client sees only its own orders
+GET = to_sql(select(ORDER_JSON).where(o.c.id == bindparam("id"), OWN))
 
 
 @cache
 def page_query(*, by_customer: bool, by_status: bool, after: bool) -> str:
     """The list query for one combination of filters (eight shapes, each compiled once)."""
-    where: list[ColumnElement[bool]] = []
+    where: list[ColumnElement[bool]] = [OWN]
     if by_customer:
         where.append(o.c.customer_id == bindparam("customer_id"))
     if by_status:
@@ -37,25 +38,31 @@ def page_query(*, by_customer: bool, by_status: bool, after: bool) -> str:
     )
 
 
-async def fetch_order(conn: Connection, order_id: UUID) -> str | None:
-    """The order's JSON text, or None."""
-    row = await (await conn.execute(GET, {"id": order_id})).fetchone()
+async def fetch_order(conn: Connection, *, client_id: UUID, order_id: UUID) -> str | None:
+    """The client's order as JSON text, or None (no such order, or another client's)."""
+    row = await (await conn.execute(GET, {"id": order_id, "client_id": client_id})).fetchone()
     return None if row is None else str(row[0])
 
 
 async def fetch_page(
     conn: Connection,
     *,
+    client_id: UUID,
     customer_id: str | None,
     status: str | None,
     after: tuple[datetime, UUID] | None,
     limit: int,
 ) -> list[tuple[str, datetime, UUID]]:
-    """Up to `limit` orders newest first, after the keyset position `after`."""
+    """Up to `limit` of the client's orders newest first, after the keyset position `after`."""
     query = page_query(
         by_customer=customer_id is not None, by_status=status is not None, after=after is not None
     )
-    params: dict[str, object] = {"customer_id": customer_id, "status": status, "limit": limit}
+    params: dict[str, object] = {
+        "client_id": client_id,
+        "customer_id": customer_id,
+        "status": status,
+        "limit": limit,
+    }
     if after is not None:
         params["after_at"], params["after_id"] = after
     cur = await conn.execute(query, params)

@@ -23,6 +23,7 @@ class PlaceOrder:
     """Place a new order (and emit OrderPlaced) unless the key was used before."""
 
     claim: KeyClaim
+    client_id: UUID
     order_id: UUID
     event_id: UUID
     customer_id: str
@@ -41,6 +42,7 @@ class TransitionOrder:
     """Apply `action` to an order (and emit its event) unless the key was used before."""
 
     claim: KeyClaim
+    client_id: UUID
     order_id: UUID
     action: Action
     event_id: UUID

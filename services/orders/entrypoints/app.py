@@ -5,15 +5,20 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from onceflow import logs
 from onceflow.settings import ApiSettings, Settings, get_api_settings, get_settings
 from services.orders.adapters.pool import make_pool
-from services.orders.entrypoints import handlers, logs, openapi
+from services.orders.domain.rate_limit import RateLimiter
+from services.orders.entrypoints import handlers, openapi
 from services.orders.entrypoints.middleware import RequestContextMiddleware
 from services.orders.entrypoints.routers import ops, orders, transitions
+from services.orders.service_layer.authentication import KeyCache
 
 DESCRIPTION = (
     "Orders with exactly-once effects: every write takes an `Idempotency-Key`, every change "
-    "emits one event through the transactional outbox. Errors are RFC 9457 problem+json."
+    "emits one event through the transactional outbox. Every /orders operation takes an API "
+    "key (`Authorization: Bearer <key>`) and sees only its client's orders. Errors are "
+    "RFC 9457 problem+json."
 )
 
 
@@ -42,6 +47,8 @@ def create_app(settings: Settings | None = None, api: ApiSettings | None = None)
     app.state.pool = pool
     app.state.settings = settings
     app.state.api = api
+    app.state.keys = KeyCache(ttl_s=api.api_key_cache_ttl_s)
+    app.state.limiter = RateLimiter(burst_s=api.api_rate_burst_s)
     routers = (orders.router, transitions.router, ops.router)
     for router in routers:
         app.include_router(router)

@@ -3,6 +3,7 @@
 import re
 from dataclasses import dataclass
 from typing import Annotated, Any
+from uuid import UUID
 
 import orjson
 from fastapi import Depends, Request
@@ -10,6 +11,7 @@ from fastapi import Depends, Request
 from onceflow import contract
 from onceflow.settings import ApiSettings
 from services.orders.adapters.pool import Pool
+from services.orders.entrypoints.auth import Writer
 from services.orders.entrypoints.problems import STORED, ProblemError
 from services.orders.entrypoints.tracing import traceparent_for
 from services.orders.service_layer.unit_of_work import PsycopgUnitOfWork, UnitOfWork
@@ -33,17 +35,20 @@ async def get_pool(request: Request) -> Pool:
 
 @dataclass(frozen=True)
 class WriteContext:
-    """What every write endpoint needs: a unit of work, the client's key and the trace."""
+    """What every write endpoint needs: a unit of work, the calling client, its Idempotency-Key
+    and the trace."""
 
     uow: UnitOfWork
+    client_id: UUID
     key: str
     traceparent: str
 
 
-async def write_context(request: Request) -> WriteContext:
+async def write_context(request: Request, client: Writer) -> WriteContext:
     """One dependency for the write path (each FastAPI dependency has a per-request cost)."""
     api: ApiSettings = request.app.state.api
     return WriteContext(
+        client_id=client.id,
         uow=PsycopgUnitOfWork(
             request.app.state.pool, wait_ms=api.api_idempotency_wait_ms, problems=STORED
         ),

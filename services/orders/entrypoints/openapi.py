@@ -6,7 +6,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from onceflow.settings import ApiSettings
-from services.orders.entrypoints.problems import Problem
+from services.orders.entrypoints.problems import Problem, auth_responses
 
 
 def install(app: FastAPI, api: ApiSettings) -> None:
@@ -25,7 +25,16 @@ def install(app: FastAPI, api: ApiSettings) -> None:
             schemas.update(problem.pop("$defs", {}))
             schemas["Problem"] = problem
             schemas["OrderIn"]["properties"]["currency"]["enum"] = list(api.api_currencies)
+            for operation in _operations(doc):
+                if operation.get("security"):
+                    operation["responses"].update(
+                        {str(status): body for status, body in auth_responses().items()}
+                    )
             app.openapi_schema = doc
         return app.openapi_schema
 
     app.openapi = build  # type: ignore[method-assign]
+
+
+def _operations(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [op for item in doc.get("paths", {}).values() for op in item.values()]

@@ -1,5 +1,6 @@
 """RFC 9457 problem details: the body of every error response."""
 
+import math
 from http import HTTPStatus
 from typing import Any
 
@@ -62,6 +63,30 @@ STORED = orjson.dumps(
 ).decode()
 
 
+# RFC 6750 challenges: a client learns how to authenticate, or which scope it lacks.
+CHALLENGE = 'Bearer realm="onceflow"'
+
+
+def unauthorized(detail: str, *, invalid_token: bool) -> ProblemError:
+    """401: no usable key (missing, malformed, unknown or revoked)."""
+    challenge = CHALLENGE + (', error="invalid_token"' if invalid_token else "")
+    return ProblemError(401, "unauthorized", detail, {"WWW-Authenticate": challenge})
+
+
+def insufficient_scope(scope: str) -> ProblemError:
+    """403: the key is valid but lacks `scope`."""
+    challenge = f'{CHALLENGE}, error="insufficient_scope", scope="{scope}"'
+    detail = f"the API key lacks the scope {scope}"
+    return ProblemError(403, "insufficient-scope", detail, {"WWW-Authenticate": challenge})
+
+
+def rate_limited(wait_s: float) -> ProblemError:
+    """429: over the client's rate; Retry-After is whole seconds, rounded up."""
+    retry = str(max(1, math.ceil(wait_s)))
+    detail = f"over this client's request rate: retry after {retry} s"
+    return ProblemError(429, "rate-limited", detail, {"Retry-After": retry})
+
+
 def problem_body(
     status: int, slug: str | None, detail: str, errors: list[dict[str, str]] | None = None
 ) -> bytes:
@@ -84,6 +109,21 @@ def problem_response(
     return Response(
         problem_body(status, slug, detail, errors), status, headers, media_type=PROBLEM_JSON
     )
+
+
+AUTH_HEADERS: dict[int, dict[str, Any]] = {
+    401: {"WWW-Authenticate": {"schema": {"type": "string"}}},
+    403: {"WWW-Authenticate": {"schema": {"type": "string"}}},
+    429: {"Retry-After": {"schema": {"type": "string", "pattern": "^[0-9]+$"}}},
+}
+
+
+def auth_responses() -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` of an operation that takes an API key: 401, 403, 429."""
+    return {
+        status: {**doc, "headers": AUTH_HEADERS[int(status)]}
+        for status, doc in problem_responses(*AUTH_HEADERS).items()
+    }
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

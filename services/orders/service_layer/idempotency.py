@@ -1,6 +1,7 @@
 """Idempotency-Key claims (IETF draft, contract section 3): scopes and request fingerprints."""
 
 import hashlib
+from uuid import UUID
 
 import orjson
 
@@ -15,7 +16,10 @@ def transition_scope(action: Action) -> str:
     return f"POST /orders/{{id}}/{action.value}"
 
 
-def claim(scope: str, key: str, request: object) -> KeyClaim:
-    """Fingerprint `request` (any JSON-able value) canonically, whitespace and key order aside."""
+def claim(scope: str, key: str, request: object, *, client_id: UUID) -> KeyClaim:
+    """The key, scoped to the client and the endpoint (`<client id> <endpoint>`), with `request`
+    (any JSON-able value) fingerprinted canonically, whitespace and key order aside."""
     canonical = orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
-    return KeyClaim(scope=scope, key=key, fingerprint=hashlib.sha256(canonical).digest())
+    return KeyClaim(
+        scope=f"{client_id} {scope}", key=key, fingerprint=hashlib.sha256(canonical).digest()
+    )

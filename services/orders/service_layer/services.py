@@ -12,12 +12,19 @@ from services.orders.service_layer.unit_of_work import UnitOfWork
 
 
 def place_command(
-    *, key: str, customer_id: str, currency: str, items: tuple[LineItem, ...], traceparent: str
+    *,
+    client_id: UUID,
+    key: str,
+    customer_id: str,
+    currency: str,
+    items: tuple[LineItem, ...],
+    traceparent: str,
 ) -> PlaceOrder:
     """POST /orders as a command: new ids, the key claimed with the request's fingerprint."""
     request = {"customer_id": customer_id, "currency": currency, "items": [vars(i) for i in items]}
     return PlaceOrder(
-        claim=claim(PLACE_SCOPE, key, request),
+        claim=claim(PLACE_SCOPE, key, request, client_id=client_id),
+        client_id=client_id,
         order_id=uuid7(),
         event_id=uuid7(),
         customer_id=customer_id,
@@ -28,11 +35,13 @@ def place_command(
 
 
 def transition_command(
-    *, key: str, order_id: UUID, action: Action, traceparent: str
+    *, client_id: UUID, key: str, order_id: UUID, action: Action, traceparent: str
 ) -> TransitionOrder:
     """POST /orders/{id}/<action> as a command; the fingerprint is the order id."""
+    request = {"order_id": str(order_id)}
     return TransitionOrder(
-        claim=claim(transition_scope(action), key, {"order_id": str(order_id)}),
+        claim=claim(transition_scope(action), key, request, client_id=client_id),
+        client_id=client_id,
         order_id=order_id,
         action=action,
         event_id=uuid7(),

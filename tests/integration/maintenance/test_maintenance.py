@@ -15,6 +15,7 @@ from onceflow.settings import Settings
 from services.maintenance.runner import LOCK_KEY, Removed, run_once
 from services.maintenance.tasks import TASKS, Windows
 from services.orders.entrypoints.app import create_app
+from tests.integration.clients import bearer, new_client
 from tests.integration.databases import create_database, drop_database
 
 pytestmark = pytest.mark.integration
@@ -58,7 +59,7 @@ def _ledger(owner: Conn, query_id: str, batch_id: int, age: str) -> None:
 
 
 def test_expired_keys_go_and_a_key_inside_24h_still_replays(scratch: Settings, owner: Conn) -> None:
-    with TestClient(create_app(scratch)) as client:
+    with TestClient(create_app(scratch), headers=bearer(new_client(scratch))) as client:
         fresh, old = f"fresh-{uuid.uuid4()}", f"old-{uuid.uuid4()}"
         for key in (fresh, old):
             assert (

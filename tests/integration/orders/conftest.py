@@ -9,8 +9,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from onceflow.settings import Settings, get_settings
+from services.ops.clients import Issued
 from services.orders.entrypoints.app import create_app
 from stack.postgres import superuser_conninfo
+from tests.integration.clients import bearer, new_client
 from tests.integration.orders.wal import Wal
 
 pytestmark = pytest.mark.integration
@@ -29,9 +31,16 @@ def settings() -> Settings:
     return get_settings()
 
 
+@pytest.fixture(scope="session")
+def caller(settings: Settings) -> Issued:
+    """The session's API client (both scopes); `client` sends its key."""
+    return new_client(settings)
+
+
 @pytest.fixture(scope="module")
-def client() -> Iterator[TestClient]:
-    with TestClient(create_app(), raise_server_exceptions=False) as test_client:
+def client(caller: Issued) -> Iterator[TestClient]:
+    app = create_app()
+    with TestClient(app, raise_server_exceptions=False, headers=bearer(caller)) as test_client:
         yield test_client
 
 

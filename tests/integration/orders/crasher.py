@@ -1,11 +1,12 @@
 """A client that dies before it commits: places an order in an open transaction, prints its
 backend pid and the order id, then waits to be killed (test_idempotency_in_flight.py).
 
-    python -m tests.integration.orders.crasher KEY CUSTOMER_ID
+    python -m tests.integration.orders.crasher CLIENT_ID KEY CUSTOMER_ID
 """
 
 import asyncio
 import sys
+from uuid import UUID
 
 import psycopg
 
@@ -19,10 +20,15 @@ from services.orders.service_layer.services import place_command
 ITEMS = (LineItem("SKU-1", 2, 1250),)
 
 
-async def main(key: str, customer_id: str) -> None:
+async def main(client_id: UUID, key: str, customer_id: str) -> None:
     """Write as the unit of work does (BEGIN, then one call), and never COMMIT."""
     command = place_command(
-        key=key, customer_id=customer_id, currency="EUR", items=ITEMS, traceparent=new_traceparent()
+        client_id=client_id,
+        key=key,
+        customer_id=customer_id,
+        currency="EUR",
+        items=ITEMS,
+        traceparent=new_traceparent(),
     )
     conn = await psycopg.AsyncConnection.connect(get_settings().dsn("app"), autocommit=True)
     await conn.execute("BEGIN")
@@ -33,4 +39,4 @@ async def main(key: str, customer_id: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(UUID(sys.argv[1]), sys.argv[2], sys.argv[3]))

@@ -13,16 +13,18 @@ from fastapi.testclient import TestClient
 
 from onceflow.paths import ROOT
 from onceflow.settings import Settings
+from services.ops.clients import Issued
+from services.orders.service_layer.idempotency import PLACE_SCOPE, claim
 from tests.integration.orders.conftest import ORDER, customer, key, orders_of
 
 
-def test_key_in_flight_is_409(client: TestClient, settings: Settings) -> None:
+def test_key_in_flight_is_409(client: TestClient, settings: Settings, caller: Issued) -> None:
     idem, body = key(), {**ORDER, "customer_id": customer()}
+    scope = claim(PLACE_SCOPE, idem, {}, client_id=caller.client_id).scope
     with psycopg.connect(settings.dsn("app")) as holder:  # holds the key, uncommitted
         holder.execute(
-            "INSERT INTO orders.idempotency_keys VALUES "
-            "('POST /orders', %s, '\\x00', 201, '{}', now())",
-            (idem,),
+            "INSERT INTO orders.idempotency_keys VALUES (%s, %s, '\\x00', 201, '{}', now())",
+            (scope, idem),
         )
         response = client.post("/orders", json=body, headers={"Idempotency-Key": idem})
         assert response.status_code == 409
@@ -51,9 +53,10 @@ def test_concurrent_same_key_creates_one_order(client: TestClient, db: Any) -> N
     assert orders_of(db, body["customer_id"]) == 1
 
 
-def test_crash_before_commit_leaves_nothing(client: TestClient, db: Any) -> None:
+def test_crash_before_commit_leaves_nothing(client: TestClient, db: Any, caller: Issued) -> None:
     idem, who = key(), customer()
-    crasher = [sys.executable, "-m", "tests.integration.orders.crasher", idem, who]
+    module = "tests.integration.orders.crasher"
+    crasher = [sys.executable, "-m", module, str(caller.client_id), idem, who]
     proc = subprocess.Popen(crasher, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert proc.stdout is not None

@@ -9,6 +9,7 @@ import orjson
 
 from onceflow.contract import Action
 from onceflow.settings import Settings, get_api_settings
+from services.ops.clients import Issued
 from services.orders.adapters.pool import Pool, make_pool
 from services.orders.domain.order import LineItem
 from services.orders.domain.outcomes import Outcome
@@ -36,9 +37,10 @@ def with_pool(settings: Settings, work: Callable[[Pool], Awaitable[T]]) -> T:
     return asyncio.run(run())
 
 
-async def place(pool: Pool, idem: str, customer_id: str) -> Outcome:
+async def place(pool: Pool, idem: str, customer_id: str, client_id: UUID) -> Outcome:
     """One POST /orders command, in its own unit of work, committed."""
     command = services.place_command(
+        client_id=client_id,
         key=idem,
         customer_id=customer_id,
         currency="EUR",
@@ -51,11 +53,15 @@ async def place(pool: Pool, idem: str, customer_id: str) -> Outcome:
     return outcome
 
 
-def test_a_replay_returns_the_stored_body_and_a_reused_key_none(settings: Settings) -> None:
+def test_a_replay_returns_the_stored_body_and_a_reused_key_none(
+    settings: Settings, caller: Issued
+) -> None:
     idem, who = key(), customer()
 
     async def work(pool: Pool) -> list[Outcome]:
-        return [await place(pool, idem, someone) for someone in (who, who, customer())]
+        return [
+            await place(pool, idem, someone, caller.client_id) for someone in (who, who, customer())
+        ]
 
     first, replay, reused = with_pool(settings, work)
     assert (first.kind, first.status) == ("created", 201)
@@ -66,10 +72,16 @@ def test_a_replay_returns_the_stored_body_and_a_reused_key_none(settings: Settin
     assert reused == Outcome(kind="mismatch", status=422, body=None)
 
 
-def test_an_unknown_order_is_answered_with_the_apis_problem(settings: Settings) -> None:
+def test_an_unknown_order_is_answered_with_the_apis_problem(
+    settings: Settings, caller: Issued
+) -> None:
     async def work(pool: Pool) -> Outcome:
         command = services.transition_command(
-            key=key(), order_id=MISSING, action=Action.PAY, traceparent=new_traceparent()
+            client_id=caller.client_id,
+            key=key(),
+            order_id=MISSING,
+            action=Action.PAY,
+            traceparent=new_traceparent(),
         )
         uow = PsycopgUnitOfWork(pool, wait_ms=50, problems=STORED)
         return await services.transition_order(uow=uow, command=command)

@@ -107,6 +107,12 @@ def test_no_login_role_holds_a_table_privilege_directly(owner: Conn, fresh: Sett
         ("analyst", "analytics.daily_sales", "SELECT", True),
         ("analyst", "analytics.daily_sales", "INSERT", False),
         ("analyst", "orders.orders", "SELECT", False),
+        ("app", "orders.clients", "SELECT", True),
+        ("app", "orders.clients", "UPDATE", False),
+        ("app", "orders.api_keys", "SELECT", True),
+        ("app", "orders.api_keys", "INSERT", False),
+        ("app", "orders.api_keys", "DELETE", False),
+        ("analyst", "orders.api_keys", "SELECT", False),
     ],
 )
 def test_each_login_role_gets_least_privilege_through_its_group(
@@ -121,3 +127,14 @@ def test_only_the_api_group_may_call_the_write_functions(owner: Conn, fresh: Set
     check = "SELECT has_function_privilege(%s, 'orders.place_order'::regproc, 'EXECUTE')"
     assert owner.execute(check, (fresh.app_db_user,)).fetchone() == (True,)
     assert owner.execute(check, (fresh.analyst_db_user,)).fetchone() == (False,)
+
+
+@pytest.mark.parametrize(("column", "held"), [("last_used_at", True), ("revoked_at", False)])
+def test_the_api_may_only_record_when_a_key_was_used(
+    owner: Conn, fresh: Settings, column: str, held: bool
+) -> None:
+    row = owner.execute(
+        "SELECT has_column_privilege(%s, 'orders.api_keys', %s, 'UPDATE')",
+        (fresh.app_db_user, column),
+    )
+    assert row.fetchone() == (held,)

@@ -40,7 +40,8 @@ def test_the_first_header_of_a_name_counts() -> None:
 
 def test_a_valid_event_yields_its_fields() -> None:
     e = event("OrderPaid", event_id="0AB2C3D4-0000-4000-8000-000000000001")
-    parsed = parse(*record(e)[:2], record(e)[5])
+    key, value, _topic, _partition, _offset, headers = record(e)
+    parsed = parse(key, value, headers)
     assert parsed.event_id == "0ab2c3d4-0000-4000-8000-000000000001"
     assert (parsed.event_type, parsed.order_id, parsed.total_cents) == (
         "OrderPaid",

@@ -74,8 +74,15 @@ def test_foreign_cursors_are_rejected(text: str) -> None:
         pagination.decode(text)
 
 
+CLIENT = UUID("01a20114-a2ad-7eaf-9c28-00000000c11e")
+
+
 def test_fingerprint_ignores_key_order_but_not_values() -> None:
-    a = claim("POST /orders", "k", {"a": 1, "b": [1, 2]})
-    assert a == claim("POST /orders", "k", {"b": [1, 2], "a": 1})
-    assert a.fingerprint != claim("POST /orders", "k", {"a": 1, "b": [2, 1]}).fingerprint
+    a = claim("POST /orders", "k", {"a": 1, "b": [1, 2]}, client_id=CLIENT)
+    assert a == claim("POST /orders", "k", {"b": [1, 2], "a": 1}, client_id=CLIENT)
+    assert (
+        a.fingerprint
+        != claim("POST /orders", "k", {"a": 1, "b": [2, 1]}, client_id=CLIENT).fingerprint
+    )
+    assert a.scope == f"{CLIENT} POST /orders"
     assert len(a.fingerprint) == 32

@@ -17,6 +17,7 @@ from services.orders.entrypoints.problems import STORED
 from services.orders.service_layer.services import place_command, transition_command
 
 ORDER_ID = UUID("01a20114-a2ad-7eaf-9c28-f79e39388b5a")
+CLIENT = UUID("01a20114-a2ad-7eaf-9c28-00000000c11e")
 TRACE = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 ITEMS = (LineItem("SKU-1", 2, 1250), LineItem("SKU-2", 1, 99))
 
@@ -32,7 +33,12 @@ def placeholders(sql: str) -> list[str]:
 
 def test_place_passes_every_named_argument_from_the_command() -> None:
     command = place_command(
-        key="k", customer_id="c-42", currency="EUR", items=ITEMS, traceparent=TRACE
+        client_id=CLIENT,
+        key="k",
+        customer_id="c-42",
+        currency="EUR",
+        items=ITEMS,
+        traceparent=TRACE,
     )
     args = place_args(command, lock_timeout="50ms")
     assert named(PLACE) == placeholders(PLACE) == list(args)
@@ -42,7 +48,9 @@ def test_place_passes_every_named_argument_from_the_command() -> None:
 
 @pytest.mark.parametrize("action", list(Action))
 def test_transition_passes_the_contracts_rule_for_the_action(action: Action) -> None:
-    command = transition_command(key="k", order_id=ORDER_ID, action=action, traceparent=TRACE)
+    command = transition_command(
+        client_id=CLIENT, key="k", order_id=ORDER_ID, action=action, traceparent=TRACE
+    )
     args = transition_args(command, lock_timeout="50ms", problems=STORED)
     assert named(TRANSITION) == placeholders(TRANSITION) == list(args)
     rule = TRANSITIONS[action]

@@ -13,6 +13,7 @@ from onceflow.contract import (
 )
 from services.orders.domain.order import LineItem
 from services.orders.entrypoints import metrics, writes
+from services.orders.entrypoints.auth import Reader
 from services.orders.entrypoints.dependencies import PoolDep, Write
 from services.orders.entrypoints.problems import (
     ORDER_NOT_FOUND,
@@ -44,6 +45,7 @@ router = APIRouter(prefix="/orders", tags=["orders"])
 async def place_order(order: OrderIn, write: Write) -> Response:
     """Place an order; exactly once per Idempotency-Key."""
     command = services.place_command(
+        client_id=write.client_id,
         key=write.key,
         customer_id=order.customer_id,
         currency=order.currency,
@@ -57,9 +59,9 @@ async def place_order(order: OrderIn, write: Write) -> Response:
 
 
 @router.get("/{order_id}", response_model=OrderOut, responses=problem_responses(404, 422, 500, 503))
-async def get_order(order_id: UUID, pool: PoolDep) -> Response:
-    """One order by id."""
-    body = await views.get_order(pool=pool, order_id=order_id)
+async def get_order(order_id: UUID, pool: PoolDep, client: Reader) -> Response:
+    """One of the caller's orders by id (another client's order is 404 too)."""
+    body = await views.get_order(pool=pool, client_id=client.id, order_id=order_id)
     if body is None:
         return problem_response(404, ORDER_NOT_FOUND, f"order {order_id} does not exist")
     return Response(body, media_type="application/json")
@@ -68,6 +70,7 @@ async def get_order(order_id: UUID, pool: PoolDep) -> Response:
 @router.get("", response_model=OrderPage, responses=problem_responses(422, 500, 503))
 async def list_orders(
     pool: PoolDep,
+    client: Reader,
     customer_id: Annotated[
         str | None, Query(max_length=IDENTIFIER_MAX_LENGTH, pattern=IDENTIFIER_PATTERN)
     ] = None,
@@ -77,9 +80,10 @@ async def list_orders(
         str | None, Query(max_length=200, description="next_cursor of a page")
     ] = None,
 ) -> Response:
-    """Orders newest first, optionally by customer and status, with keyset pagination."""
+    """The caller's orders newest first, optionally by customer and status, keyset-paginated."""
     body = await views.list_orders(
         pool=pool,
+        client_id=client.id,
         customer_id=customer_id,
         status=None if status is None else status.value,
         limit=limit,

@@ -20,7 +20,11 @@ def _add_transition(action: Action) -> None:
 
     async def transition(order_id: UUID, write: Write) -> Response:
         command = services.transition_command(
-            key=write.key, order_id=order_id, action=action, traceparent=write.traceparent
+            client_id=write.client_id,
+            key=write.key,
+            order_id=order_id,
+            action=action,
+            traceparent=write.traceparent,
         )
         outcome = await services.transition_order(uow=write.uow, command=command)
         if outcome.kind == "rejected":

@@ -1,0 +1,100 @@
+"""API clients and their keys, as ops manage them (the schema owner writes; the API only
+reads). A key is returned once, when issued; the database keeps only its SHA-256. What ops
+read about clients: services/ops/client_queries.py."""
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID, uuid4
+
+import psycopg
+
+from onceflow.contract import Scope
+from onceflow.settings import Settings
+from services.orders.domain.api_keys import key_hash, new_key
+
+
+class ClientError(ValueError):
+    """A request ops can fix: said in one sentence."""
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A client and the key just issued to it (the only time the key is known)."""
+
+    client_id: UUID
+    name: str
+    scopes: tuple[str, ...]
+    key: str
+
+
+def parse_scopes(text: str) -> tuple[str, ...]:
+    """`orders:write,orders:read` as scopes; an unknown one is a ClientError."""
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [name for name in names if name not in set(Scope)]
+    if unknown or not names:
+        allowed = ", ".join(Scope)
+        raise ClientError(f"unknown scope {', '.join(unknown) or '(none)'}: use {allowed}")
+    return names
+
+
+def connect(settings: Settings) -> psycopg.Connection[tuple[Any, ...]]:
+    return psycopg.connect(settings.dsn("owner"))
+
+
+def _issue(conn: psycopg.Connection[tuple[Any, ...]], client_id: UUID) -> str:
+    key = new_key()
+    conn.execute(
+        "INSERT INTO orders.api_keys (key_hash, client_id) VALUES (%s, %s)",
+        (key_hash(key), client_id),
+    )
+    return key
+
+
+def create_client(
+    *, settings: Settings, name: str, scopes: Collection[str], rate_per_s: float | None = None
+) -> Issued:
+    """A new client with one key."""
+    if rate_per_s is not None and rate_per_s <= 0:
+        raise ClientError("the rate must be a positive number of requests a second")
+    client_id = uuid4()
+    with connect(settings) as conn:
+        try:
+            conn.execute(
+                "INSERT INTO orders.clients (id, name, scopes, rate_per_s) VALUES (%s, %s, %s, %s)",
+                (client_id, name, list(scopes), rate_per_s),
+            )
+        except psycopg.errors.UniqueViolation as exc:
+            raise ClientError(f"a client named {name!r} exists already") from exc
+        return Issued(client_id, name, tuple(scopes), _issue(conn, client_id))
+
+
+def issue_key(*, settings: Settings, client_id: UUID) -> Issued:
+    """Another key for a live client (rotation: its older keys stay live until revoked)."""
+    with connect(settings) as conn:
+        row = conn.execute(
+            "SELECT name, scopes FROM orders.clients WHERE id = %s AND revoked_at IS NULL",
+            (client_id,),
+        ).fetchone()
+        if row is None:
+            raise ClientError(f"no live client {client_id}")
+        return Issued(client_id, row[0], tuple(row[1]), _issue(conn, client_id))
+
+
+def revoke(*, settings: Settings, client_id: UUID, old_keys_only: bool = False) -> int:
+    """Revoke the client and all its keys, or (the end of a rotation) all but its newest key;
+    return how many keys stopped working."""
+    with connect(settings) as conn:
+        if not old_keys_only:
+            found = conn.execute(
+                "UPDATE orders.clients SET revoked_at = now() WHERE id = %s AND revoked_at IS NULL",
+                (client_id,),
+            ).rowcount
+            if not found:
+                raise ClientError(f"no live client {client_id}")
+        return conn.execute(
+            "UPDATE orders.api_keys k SET revoked_at = now() WHERE k.client_id = %(id)s "
+            "AND k.revoked_at IS NULL AND (NOT %(old)s OR k.created_at < "
+            "(SELECT max(created_at) FROM orders.api_keys WHERE client_id = %(id)s))",
+            {"id": client_id, "old": old_keys_only},
+        ).rowcount
