@@ -61,10 +61,7 @@ def _after(component: Component) -> None:
             where = paths.API_KEY.relative_to(paths.ROOT)
             console.print(f"  API key of client {api_key.LOCAL_CLIENT} written to {where}")
     elif component.name == "kafka":
-        wanted = topics.pipeline_topics(
-            settings, get_notification_settings(), get_retention_settings()
-        )
-        topics.ensure_topics(settings.kafka_bootstrap, wanted)
+        _topics()
     elif component.name == "connect":
         connector.register(settings)
 
@@ -102,6 +99,19 @@ def provision() -> None:
     """
     _provision()
     console.print("provisioned: roles, database, migrations, replication slot")
+
+
+def _topics() -> None:
+    settings = get_settings()
+    wanted = topics.pipeline_topics(settings, get_notification_settings(), get_retention_settings())
+    topics.ensure_topics(settings.kafka_bootstrap, wanted)
+
+
+@app.command("topics")
+def create_topics() -> None:
+    """Create the pipeline's topics with their partitions and retention (idempotent)."""
+    _topics()
+    console.print("topics: outbox, notifications, dead letters, notified-ids changelog")
 
 
 @app.command()
