@@ -1,4 +1,5 @@
-"""Show the last events on the order topic as a read_committed consumer sees them."""
+"""Show the last records of a topic (default: the order topic) as a read_committed consumer
+sees them."""
 
 import json
 from typing import cast
@@ -16,9 +17,14 @@ def _text(raw: str | bytes | None) -> str:
     return raw.decode() if isinstance(raw, bytes) else (raw or "")
 
 
-def peek(last: int = typer.Option(5, help="events per partition"), timeout: float = 10.0) -> None:
-    """Print key, headers and value of the newest committed events of each partition."""
+def peek(
+    topic: str = typer.Argument("", help="default: the order-event topic"),
+    last: int = typer.Option(5, help="records per partition"),
+    timeout: float = 10.0,
+) -> None:
+    """Print key, headers and value of the newest committed records of each partition."""
     settings = get_settings()
+    topic = topic or settings.topic
     consumer = Consumer(
         {
             "bootstrap.servers": settings.kafka_bootstrap,
@@ -28,16 +34,16 @@ def peek(last: int = typer.Option(5, help="events per partition"), timeout: floa
         }
     )
     try:
-        metadata = consumer.list_topics(settings.topic, timeout=timeout).topics[settings.topic]
+        metadata = consumer.list_topics(topic, timeout=timeout).topics[topic]
         if metadata.error is not None:
-            console.print(f"topic {settings.topic}: {metadata.error.str()}")
+            console.print(f"topic {topic}: {metadata.error.str()}")
             raise typer.Exit(1)
         assignment = []
         for partition in metadata.partitions:
             low, high = consumer.get_watermark_offsets(
-                TopicPartition(settings.topic, partition), timeout=timeout
+                TopicPartition(topic, partition), timeout=timeout
             )
-            assignment.append(TopicPartition(settings.topic, partition, max(low, high - last)))
+            assignment.append(TopicPartition(topic, partition, max(low, high - last)))
         consumer.assign(assignment)
         while (message := consumer.poll(2.0)) is not None:
             if message.error():
@@ -48,7 +54,10 @@ def peek(last: int = typer.Option(5, help="events per partition"), timeout: floa
                 f"[bold]p{message.partition()}@{message.offset()}[/] "
                 f"key={_text(message.key())} headers={headers}"
             )
-            console.print_json(json.dumps(json.loads(_text(message.value()))))
+            try:
+                console.print_json(json.dumps(json.loads(_text(message.value()))))
+            except (ValueError, UnicodeDecodeError):
+                console.print(repr(message.value()))  # a dead letter's raw value
     finally:
         consumer.close()
 

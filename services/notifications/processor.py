@@ -101,7 +101,7 @@ class Processor:
             raise LostInputError(
                 f"{self._input}: {error.str()}. Records this group had not yet processed were "
                 "deleted by retention, so their notifications cannot be produced; "
-                "see docs/operations.md, 'A consumer behind retention'"
+                "see docs/notifications.md, 'A consumer behind retention'"
             )
         if error.fatal():
             raise KafkaException(error)
