@@ -11,6 +11,7 @@ import psycopg
 from onceflow.settings import RetentionSettings
 
 SQL = Path(__file__).parent / "sql"
+_COUNT_DEDUP = (SQL / "count_dedup.sql").read_text()
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class RollDedup:
 
     def count(self, conn: psycopg.Connection[Any], windows: Windows) -> int:
         """How many ids a run would forget now."""
-        row = conn.execute((SQL / "count_dedup.sql").read_text(), {"keep": windows.dedup})
+        row = conn.execute(_COUNT_DEDUP, {"keep": windows.dedup})
         found = row.fetchone()
         return int(found[0]) if found else 0
 
