@@ -35,8 +35,8 @@ BOUNDED = (
     "rows orders.idempotency_keys",
     "wal retained bytes",
     "topic bytes on disk",
-    "rss api",
-    "rss aggregation",
+    "pss api",
+    "pss aggregation",
     "fds aggregation",
 )
 

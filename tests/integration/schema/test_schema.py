@@ -138,3 +138,13 @@ def test_the_api_may_only_record_when_a_key_was_used(
         (fresh.app_db_user, column),
     )
     assert row.fetchone() == (held,)
+
+
+def test_churning_tables_are_never_truncated_by_vacuum(owner: Conn) -> None:
+    # Truncation takes an ACCESS EXCLUSIVE lock: a key claim waiting on it answered a false 409.
+    rows = owner.execute(
+        "SELECT n.nspname || '.' || c.relname FROM pg_class c "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE array_to_string(c.reloptions, ',') ~ 'vacuum_truncate=(off|false)'"
+    ).fetchall()
+    assert {r[0] for r in rows} >= {"orders.idempotency_keys", "orders.outbox"}
