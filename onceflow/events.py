@@ -20,38 +20,38 @@ _NAME = re.compile(rf"\A(?:{C.IDENTIFIER})\Z")
 _CURRENCY = re.compile(rf"\A(?:{C.CURRENCY})\Z")
 _TIMESTAMP = re.compile(rf"\A(?:{C.TIMESTAMP})\Z")
 _STATUS_OF = {event.value: status.value for event, status in C.STATUS_AFTER.items()}
-_REQUIRED = (
-    "event_id",
-    "event_type",
-    "occurred_at",
-    "order",
-    "order.id",
-    "order.customer_id",
-    "order.currency",
-    "order.status",
-    "order.total_cents",
-    "order.created_at",
-    "order.updated_at",
-    "order.items",
+_REQUIRED = ("event_id", "event_type", "occurred_at", "order")
+_REQUIRED_ORDER = (
+    "id",
+    "customer_id",
+    "currency",
+    "status",
+    "total_cents",
+    "created_at",
+    "updated_at",
+    "items",
 )
 # JSON types of the fields a v1 event declares (others are ignored, as Spark's schema does).
-_TYPES: dict[str, type | tuple[type, ...]] = {
+_TYPES: dict[str, type] = {
     "event_id": str,
     "event_type": str,
     "schema_version": int,
     "occurred_at": str,
     "order": dict,
-    "order.id": str,
-    "order.customer_id": str,
-    "order.currency": str,
-    "order.status": str,
-    "order.total_cents": int,
-    "order.created_at": str,
-    "order.updated_at": str,
-    "order.items": list,
 }
-_ITEM_TYPES = {"sku": str, "quantity": int, "unit_price_cents": int}
-_LONG = range(-(2**63), 2**63)
+_ORDER_TYPES: dict[str, type] = {
+    "id": str,
+    "customer_id": str,
+    "currency": str,
+    "status": str,
+    "total_cents": int,
+    "created_at": str,
+    "updated_at": str,
+    "items": list,
+}
+_ITEM_TYPES: dict[str, type] = {"sku": str, "quantity": int, "unit_price_cents": int}
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+WRONG_TYPE = "wrong schema: a field has the wrong JSON type"
 
 
 class InvalidEventError(ValueError):
@@ -71,25 +71,28 @@ class OrderEvent:
     total_cents: int
 
 
-def _get(doc: dict[str, Any], path: str) -> Any:
-    head, _, rest = path.partition(".")
-    value = doc.get(head)
-    return _get(value, rest) if rest and isinstance(value, dict) else value
-
-
-def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
-    # bool is an int in Python but not in JSON; integers must fit a 64-bit long.
-    if kind is int:
-        return type(value) is int and value in _LONG
-    return isinstance(value, kind)
-
-
-def _item_mistyped(item: Any) -> bool:
-    if item is None:
-        return False  # a null item is reported as missing its fields
-    if not isinstance(item, dict):
+def _typed(value: Any, kind: type) -> bool:
+    """None (absent) or of the JSON type `kind`; bool is no int in JSON, ints fit a long."""
+    if value is None:
         return True
-    return any(item.get(f) is not None and not _is(item[f], t) for f, t in _ITEM_TYPES.items())
+    if kind is int:
+        return type(value) is int and _LONG_MIN <= value <= _LONG_MAX
+    return type(value) is kind
+
+
+def _well_typed(doc: dict[str, Any]) -> bool:
+    if not all(_typed(doc.get(f), t) for f, t in _TYPES.items()):
+        return False
+    order = doc.get("order")
+    if order is None:
+        return True
+    if not all(_typed(order.get(f), t) for f, t in _ORDER_TYPES.items()):
+        return False
+    return all(
+        item is None  # a null item is reported as missing its fields
+        or (type(item) is dict and all(_typed(item.get(f), t) for f, t in _ITEM_TYPES.items()))
+        for item in order.get("items") or ()
+    )
 
 
 def _decode(value: bytes | None, max_bytes: int) -> dict[str, Any]:
@@ -98,21 +101,17 @@ def _decode(value: bytes | None, max_bytes: int) -> dict[str, Any]:
     if len(value) > max_bytes:
         raise InvalidEventError(f"oversized: {len(value)} bytes > {max_bytes}")
     try:
-        value.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidEventError("value is not UTF-8 text") from None
-    try:
-        doc = orjson.loads(value)
+        doc = orjson.loads(value)  # also refuses invalid UTF-8
     except orjson.JSONDecodeError:
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidEventError("value is not UTF-8 text") from None
         raise InvalidEventError("value is not JSON") from None
-    if not isinstance(doc, dict):
+    if type(doc) is not dict:
         raise InvalidEventError("value is not a JSON object")
-    typed = {path: _get(doc, path) for path in _TYPES}
-    items = typed["order.items"]
-    if any(v is not None and not _is(v, _TYPES[p]) for p, v in typed.items()) or (
-        isinstance(items, list) and any(_item_mistyped(item) for item in items)
-    ):
-        raise InvalidEventError("wrong schema: a field has the wrong JSON type")
+    if not _well_typed(doc):
+        raise InvalidEventError(WRONG_TYPE)
     return doc
 
 
@@ -122,10 +121,13 @@ def _check_fields(doc: dict[str, Any]) -> None:
         raise InvalidEventError("missing field schema_version")
     if version != C.SCHEMA_VERSION:
         raise InvalidEventError(f"unsupported schema_version {version}")
-    for path in _REQUIRED:
-        if _get(doc, path) is None:
-            raise InvalidEventError(f"missing field {path}")
+    for name in _REQUIRED:
+        if doc.get(name) is None:
+            raise InvalidEventError(f"missing field {name}")
     order = doc["order"]
+    for name in _REQUIRED_ORDER:
+        if order.get(name) is None:
+            raise InvalidEventError(f"missing field order.{name}")
     checks = (
         (doc["event_type"] in _STATUS_OF, f"unknown event_type {doc['event_type']}"),
         (_UUID.match(doc["event_id"]), "event_id is not a UUID"),
