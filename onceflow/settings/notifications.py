@@ -29,7 +29,7 @@ class NotificationSettings(BaseSettings):
     notify_group: str = "onceflow-notifications"
     notify_instances: int = Field(default=2, ge=1)
     # A batch (one transaction) closes at this many records or after this long.
-    notify_batch_records: int = Field(default=500, ge=1)
+    notify_batch_records: int = Field(default=2000, ge=1)
     notify_batch_ms: int = Field(default=50, ge=1)
     # An instance that dies mid-transaction pins read_committed readers for at most this long.
     notify_transaction_timeout_ms: int = Field(default=10_000, ge=1000)
