@@ -51,7 +51,10 @@ def pipeline_topics(
     return [
         Topic(settings.topic, configs),
         Topic(notify.notify_topic, configs),
-        Topic(notify.notify_dlq_topic, configs),
+        Topic(
+            notify.notify_dlq_topic,
+            {**configs, "max.message.bytes": str(notify.notify_dead_letter_max_bytes)},
+        ),
         Topic(notify.notify_changelog_topic, changelog),
     ]
 

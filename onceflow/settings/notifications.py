@@ -36,6 +36,9 @@ class NotificationSettings(BaseSettings):
     notify_session_timeout_ms: int = Field(default=10_000, ge=6000)
     # A record's value larger than this is a dead letter (same limit as the aggregation job's).
     notify_max_event_bytes: int = contract.MAX_EVENT_BYTES
+    # Largest dead letter (the raw input record, up to the broker's 1 MiB, plus its headers):
+    # the producer's and the dead-letter topic's limit.
+    notify_dead_letter_max_bytes: int = 2 * 1024 * 1024
     # Instance n serves metrics on 127.0.0.1:<base + n>.
     notify_metrics_port_base: int = 9110
     # Local cache of the remembered ids (the changelog topic is the truth; this can be deleted).

@@ -12,6 +12,7 @@ from types import FrameType
 
 import typer
 from confluent_kafka import Consumer, KafkaException
+from confluent_kafka.admin import AdminClient
 from prometheus_client import start_http_server
 
 from onceflow import logs
@@ -38,8 +39,9 @@ def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2,
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    start_http_server(notify.metrics_port(instance), addr="127.0.0.1")  # also: ready to stop
+    start_http_server(notify.metrics_port(instance), addr="127.0.0.1")
     seen = SeenIds(notify.notify_state_dir / f"{notify.notify_group}-{instance}.sqlite")
+    reader = Consumer(restore_config(settings, notify))
     try:
         consumer, producer = make_clients(settings, notify, instance)
         Processor(
@@ -48,13 +50,15 @@ def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2,
             window=get_retention_settings().dedup_window,
             consumer=consumer,
             producer=producer,
-            reader=Consumer(restore_config(settings, notify)),
+            reader=reader,
+            admin=AdminClient({"bootstrap.servers": settings.kafka_bootstrap}),
             seen=seen,
         ).run(stop)
     except (KafkaException, LostInputError) as exc:
         log.error("stopping: %s", exc)
         sys.exit(1)
     finally:
+        reader.close()
         seen.close()
     log.info("stopped")
 

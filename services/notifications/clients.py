@@ -36,6 +36,7 @@ def producer_config(
         "enable.idempotence": True,
         "acks": "all",
         "linger.ms": 5,
+        "message.max.bytes": notify.notify_dead_letter_max_bytes,
     }
 
 

@@ -24,11 +24,12 @@ from confluent_kafka import (
     Producer,
     TopicPartition,
 )
+from confluent_kafka.admin import AdminClient
 
 from onceflow.settings import NotificationSettings
 from services.notifications import metrics
 from services.notifications.batch import Batch, plan
-from services.notifications.restore import restore
+from services.notifications.restore import restore, wait_settled
 from services.notifications.seen import SeenIds
 from services.notifications.transform import Record
 
@@ -53,11 +54,13 @@ class Processor:
         consumer: Consumer,
         producer: Producer,
         reader: Consumer,
+        admin: AdminClient,
         seen: SeenIds,
     ) -> None:
         self._notify, self._input = notify, input_topic
         self._window = window
         self._consumer, self._producer, self._reader, self._seen = consumer, producer, reader, seen
+        self._admin = admin
         self._owned: set[int] = set()
         self._changelog_ends: dict[int, int] = {}
         self._transactions = 0
@@ -198,7 +201,12 @@ class Processor:
     def _assigned(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
         starts = self._starting_offsets(partitions)
         ids = [tp.partition for tp in starts]
-        restore(self._reader, self._seen, self._notify.notify_changelog_topic, ids)
+        changelog = self._notify.notify_changelog_topic
+        if ids:
+            # An abandoned transaction is aborted by the coordinator within its timeout.
+            settle = self._notify.notify_transaction_timeout_ms / 1000 + 30
+            wait_settled(self._admin, changelog, ids, settle)
+        restore(self._reader, self._seen, changelog, ids)
         consumer.incremental_assign(starts)
         self._owned.update(ids)
         log.info("assigned", extra={"partitions": ids})

@@ -1,13 +1,41 @@
 """Bring the local cache of notified ids up to the changelog before a partition is processed."""
 
 import logging
+import time
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import (
+    OFFSET_BEGINNING,
+    Consumer,
+    IsolationLevel,
+    KafkaError,
+    KafkaException,
+    TopicPartition,
+)
+from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from services.notifications.seen import Entry, SeenIds, epoch_of
 
 log = logging.getLogger("onceflow.notifications")
 _CHUNK = 10_000
+
+
+def wait_settled(admin: AdminClient, topic: str, partitions: list[int], timeout: float) -> None:
+    """Wait until no transaction is undecided on these changelog partitions (last stable
+    offset = high watermark). The previous owner's offsets may be committed before its marker
+    reaches the changelog; restoring before that would stop short of its last ids."""
+    deadline = time.monotonic() + timeout
+    while True:
+        ends = {}
+        for level in (IsolationLevel.READ_COMMITTED, IsolationLevel.READ_UNCOMMITTED):
+            latest = OffsetSpec.latest()  # type: ignore[no-untyped-call]
+            request = {TopicPartition(topic, p): latest for p in partitions}
+            answers = admin.list_offsets(request, isolation_level=level, request_timeout=30)
+            ends[level] = {tp.partition: f.result().offset for tp, f in answers.items()}
+        if ends[IsolationLevel.READ_COMMITTED] == ends[IsolationLevel.READ_UNCOMMITTED]:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{topic}: a transaction stayed undecided for {timeout:.0f} s")
+        time.sleep(0.2)
 
 
 def restore(reader: Consumer, seen: SeenIds, topic: str, partitions: list[int]) -> int:
@@ -24,12 +52,12 @@ def restore(reader: Consumer, seen: SeenIds, topic: str, partitions: list[int]) 
         while pending:
             for message in reader.consume(1000, timeout=1.0):
                 error = message.error()
+                if error is not None and error.code() != KafkaError._PARTITION_EOF:
+                    raise KafkaException(error)
                 partition, offset = message.partition(), message.offset()
                 assert partition is not None
                 assert offset is not None
                 if error is not None:
-                    if error.code() != KafkaError._PARTITION_EOF:
-                        raise KafkaException(error)
                     pending.discard(partition)
                     continue
                 key, value = message.key(), message.value()

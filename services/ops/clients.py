@@ -2,6 +2,7 @@
 reads). A key is returned once, when issued; the database keeps only its SHA-256. What ops
 read about clients: services/ops/client_queries.py."""
 
+import math
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
@@ -55,7 +56,7 @@ def create_client(
     *, settings: Settings, name: str, scopes: Collection[str], rate_per_s: float | None = None
 ) -> Issued:
     """A new client with one key."""
-    if rate_per_s is not None and rate_per_s <= 0:
+    if rate_per_s is not None and not (math.isfinite(rate_per_s) and rate_per_s > 0):
         raise ClientError("the rate must be a positive number of requests a second")
     client_id = uuid4()
     with connect(settings) as conn:

@@ -11,10 +11,11 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from confluent_kafka import Consumer, KafkaError, Producer
+from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from onceflow.paths import ROOT
@@ -139,14 +140,16 @@ class Input:
         )
         self.event_ids: list[str] = []
         self.sent: list[Record] = []  # the valid records, to send again as duplicates
-        self.poison: list[bytes] = []
+        self.poison: dict[bytes, str] = {}  # raw value -> the dead letter's error
         self.sequence: dict[str, list[str]] = {}  # customer -> its event ids, in order
 
     def order(self, *, events: int = 2) -> None:
         """Produce one order's first `events` events (placed, paid, shipped)."""
         order_id, customer = str(uuid.uuid4()), f"c-{uuid.uuid4().hex[:12]}"
         for event_type in ("OrderPlaced", "OrderPaid", "OrderShipped")[:events]:
-            e = event(event_type, order={"id": order_id, "customer_id": customer})
+            # Now: events far in the past would fall outside the de-duplication window.
+            now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+            e = event(event_type, order={"id": order_id, "customer_id": customer}, occurred_at=now)
             self.sent.append(record(e))
             self.send(self.sent[-1])
             self.event_ids.append(e["event_id"])
@@ -157,10 +160,15 @@ class Input:
         self._producer.produce(self.topic, value, key, headers=headers)
         self._producer.poll(0)
 
-    def poison_record(self) -> None:
-        value = f"not an event {uuid.uuid4()}".encode()
+    def poison_record(self, *, pad: int = 0) -> None:
+        """A record that is not JSON; padded past the event size limit, an oversized one."""
+        value = f"not an event {uuid.uuid4()}".encode() + b" " * pad
         self.send((b"poison", value, None, None, None, []))
-        self.poison.append(value)
+        size = len(value)
+        limit = NotificationSettings().notify_max_event_bytes
+        self.poison[value] = (
+            f"oversized: {size} bytes > {limit}" if size > limit else "value is not JSON"
+        )
 
     def flush(self) -> None:
         assert self._producer.flush(30) == 0
@@ -170,6 +178,24 @@ class Input:
 class Output:
     notifications: list[dict[str, Any]]
     dead_letters: list[tuple[bytes | None, dict[str, str]]]
+
+
+def wait_caught_up(scratch: Scratch, timeout: float) -> None:
+    """Wait until the processors' group has committed every input partition up to its end."""
+    consumer = Consumer(
+        {"bootstrap.servers": scratch.settings.kafka_bootstrap, "group.id": scratch.name}
+    )
+    try:
+        parts = [TopicPartition(scratch.input_topic, p) for p in range(topics.PARTITIONS)]
+        ends = {tp.partition: consumer.get_watermark_offsets(tp, timeout=30)[1] for tp in parts}
+
+        def done() -> bool:
+            committed = consumer.committed(parts, timeout=30)
+            return all(tp.offset >= ends[tp.partition] for tp in committed)
+
+        wait_for(done, what="the processors to commit all input", timeout=timeout)
+    finally:
+        consumer.close()
 
 
 def read_output(scratch: Scratch, *, notifications: int, dead: int, timeout: float) -> Output:
@@ -233,8 +259,8 @@ def assert_exactly_once(source: Input, out: Output) -> None:
     for n in out.notifications:
         by_customer.setdefault(n["customer_id"], []).append(n["event_id"])
     assert by_customer == source.sequence
-    assert sorted(v or b"" for v, _ in out.dead_letters) == sorted(source.poison)
-    assert all(h["error"] == "value is not JSON" for _, h in out.dead_letters)
+    assert {v or b"": h["error"] for v, h in out.dead_letters} == source.poison
+    assert len(out.dead_letters) == len(source.poison)
 
 
 def wait_notified(scratch: Scratch, ids: list[str], *, not_before: float, timeout: float) -> None:

@@ -15,6 +15,7 @@ from tests.integration.notifications.harness import (
     Scratch,
     assert_exactly_once,
     read_output,
+    wait_caught_up,
     wait_notified,
 )
 
@@ -53,6 +54,8 @@ def fault(signal_name: str, *, at: int) -> dict[str, str]:
 
 
 def check(scratch: Scratch, source: Input) -> None:
+    source.flush()
+    wait_caught_up(scratch, TIMEOUT)
     out = read_output(
         scratch,
         notifications=len(source.event_ids),
@@ -68,6 +71,7 @@ def test_duplicates_and_poison(scratch: Scratch, tmp_path: Path) -> None:
         source.order(events=3)
     source.send(source.sent[0])  # a duplicate inside one batch's reach
     source.poison_record()
+    source.poison_record(pad=scratch.notify.notify_max_event_bytes)  # oversized, < 1 MiB
     source.flush()
     first = Instance(scratch, 1, tmp_path / "1.log")
     check(scratch, source)
@@ -114,6 +118,7 @@ def test_a_stalled_instance_returns_as_a_fenced_zombie(scratch: Scratch, tmp_pat
         zombie.signal(signal.SIGCONT)
         # Its late commit is refused: it exits non-zero (fenced), as the supervisor would see.
         assert zombie.process.wait(TIMEOUT) == 1
+        assert "fenced" in (tmp_path / "1.log").read_text()
         back = Instance(scratch, 1, tmp_path / "3.log")
         later = time.monotonic() + 5
         wait_notified(scratch, list(source.event_ids), not_before=later, timeout=TIMEOUT)
