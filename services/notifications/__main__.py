@@ -4,6 +4,7 @@ Exits non-zero on a fatal Kafka error (a fenced producer included): the supervis
 and the restart's init_transactions() aborts whatever the old incarnation left open.
 """
 
+import faulthandler
 import logging
 import signal
 import sys
@@ -39,9 +40,9 @@ def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2,
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <pid>`: every thread's stack to the log
     start_http_server(notify.metrics_port(instance), addr="127.0.0.1")
     seen = SeenIds(notify.notify_state_dir / f"{notify.notify_group}-{instance}.sqlite")
-    reader = Consumer(restore_config(settings, notify))
     try:
         consumer, producer = make_clients(settings, notify, instance)
         Processor(
@@ -50,7 +51,7 @@ def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2,
             window=get_retention_settings().dedup_window,
             consumer=consumer,
             producer=producer,
-            reader=reader,
+            reader=lambda: Consumer(restore_config(settings, notify)),
             admin=AdminClient({"bootstrap.servers": settings.kafka_bootstrap}),
             seen=seen,
         ).run(stop)
@@ -58,7 +59,6 @@ def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2,
         log.error("stopping: %s", exc)
         sys.exit(1)
     finally:
-        reader.close()
         seen.close()
     log.info("stopped")
 

@@ -53,7 +53,7 @@ class Processor:
         window: timedelta,
         consumer: Consumer,
         producer: Producer,
-        reader: Consumer,
+        reader: Callable[[], Consumer],
         admin: AdminClient,
         seen: SeenIds,
     ) -> None:
@@ -206,7 +206,12 @@ class Processor:
             # An abandoned transaction is aborted by the coordinator within its timeout.
             settle = self._notify.notify_transaction_timeout_ms / 1000 + 30
             wait_settled(self._admin, changelog, ids, settle)
-        restore(self._reader, self._seen, changelog, ids)
+        # A reader per restore: an idle one would keep a connection (and its errors) open.
+        reader = self._reader()
+        try:
+            restore(reader, self._seen, changelog, ids)
+        finally:
+            reader.close()
         consumer.incremental_assign(starts)
         self._owned.update(ids)
         log.info("assigned", extra={"partitions": ids})

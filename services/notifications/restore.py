@@ -25,17 +25,31 @@ def wait_settled(admin: AdminClient, topic: str, partitions: list[int], timeout:
     reaches the changelog; restoring before that would stop short of its last ids."""
     deadline = time.monotonic() + timeout
     while True:
-        ends = {}
-        for level in (IsolationLevel.READ_COMMITTED, IsolationLevel.READ_UNCOMMITTED):
-            latest = OffsetSpec.latest()  # type: ignore[no-untyped-call]
-            request = {TopicPartition(topic, p): latest for p in partitions}
-            answers = admin.list_offsets(request, isolation_level=level, request_timeout=30)
-            ends[level] = {tp.partition: f.result().offset for tp, f in answers.items()}
-        if ends[IsolationLevel.READ_COMMITTED] == ends[IsolationLevel.READ_UNCOMMITTED]:
-            return
+        try:
+            if _stable_end(admin, topic, partitions) == _end(admin, topic, partitions):
+                return
+        except KafkaException as exc:  # a leader moving after a broker restart: ask again
+            log.info("changelog offsets not available yet: %s", exc)
         if time.monotonic() > deadline:
             raise RuntimeError(f"{topic}: a transaction stayed undecided for {timeout:.0f} s")
         time.sleep(0.2)
+
+
+def _offsets(
+    admin: AdminClient, topic: str, partitions: list[int], level: IsolationLevel
+) -> dict[int, int]:
+    latest = OffsetSpec.latest()  # type: ignore[no-untyped-call]
+    request = {TopicPartition(topic, p): latest for p in partitions}
+    answers = admin.list_offsets(request, isolation_level=level, request_timeout=30)
+    return {tp.partition: future.result().offset for tp, future in answers.items()}
+
+
+def _stable_end(admin: AdminClient, topic: str, partitions: list[int]) -> dict[int, int]:
+    return _offsets(admin, topic, partitions, IsolationLevel.READ_COMMITTED)
+
+
+def _end(admin: AdminClient, topic: str, partitions: list[int]) -> dict[int, int]:
+    return _offsets(admin, topic, partitions, IsolationLevel.READ_UNCOMMITTED)
 
 
 def restore(reader: Consumer, seen: SeenIds, topic: str, partitions: list[int]) -> int:
