@@ -45,6 +45,9 @@ def components(settings: Settings) -> list[Component]:
             ports=(notify.metrics_port(n),),
             ready=functools.partial(port_open, "127.0.0.1", notify.metrics_port(n)),
             where=f"metrics http://127.0.0.1:{notify.metrics_port(n)}/metrics",
+            # A batch commits within seconds; past this the instance is killed, which exactly
+            # once survives (the broker may already be down when `make down` reaches it).
+            stopwait=20,
         )
         for n in range(1, notify.notify_instances + 1)
     ]
