@@ -1,8 +1,10 @@
 """Scratch topics, processor instances as real processes, input producers and a read_committed
 reader of what the processors wrote: the notifications processor tested on the real broker."""
 
+import contextlib
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -26,13 +28,18 @@ from tests.oracle.events import Record, event, record
 
 
 def free_port_base(count: int) -> int:
-    """A base port such that base+1..base+count were free a moment ago."""
+    """A base port such that base+1..base+count are free now, below the kernel's ephemeral
+    range (so no outgoing connection takes one of them in the meantime)."""
     while True:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            base = int(probe.getsockname()[1])
-        if base + count < 65000:
-            return base
+        base = random.randrange(20_000, 30_000)
+        try:
+            with contextlib.ExitStack() as held:
+                for port in range(base + 1, base + count + 1):
+                    probe = held.enter_context(socket.socket())
+                    probe.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
 
 
 @dataclass
