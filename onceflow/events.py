@@ -23,7 +23,6 @@ _UUID = re.compile(rf"\A(?:{C.UUID})\Z")
 _NAME = re.compile(rf"\A(?:{C.IDENTIFIER})\Z")
 _CURRENCY = re.compile(rf"\A(?:{C.CURRENCY})\Z")
 _TIMESTAMP = re.compile(rf"\A(?:{C.TIMESTAMP})\Z")
-_STATUS_OF = {event.value: status.value for event, status in C.STATUS_AFTER.items()}
 _REQUIRED = ("event_id", "event_type", "occurred_at", "order")
 _REQUIRED_ORDER = (
     "id",
@@ -133,7 +132,7 @@ def _check_fields(doc: dict[str, Any]) -> None:
         if order.get(name) is None:
             raise InvalidEventError(f"missing field order.{name}")
     checks = (
-        (doc["event_type"] in _STATUS_OF, f"unknown event_type {doc['event_type']}"),
+        (doc["event_type"] in C.STATUS_AFTER, f"unknown event_type {doc['event_type']}"),
         (_UUID.match(doc["event_id"]), "event_id is not a UUID"),
         (_is_time(doc["occurred_at"]), "occurred_at is not an ISO 8601 time"),
         (_TIMESTAMP.match(order["created_at"]), "order.created_at is not an ISO 8601 time"),
@@ -142,7 +141,7 @@ def _check_fields(doc: dict[str, Any]) -> None:
         (_NAME.match(order["customer_id"]), "invalid order.customer_id"),
         (_CURRENCY.match(order["currency"]), "invalid order.currency"),
         (
-            order["status"] == _STATUS_OF.get(doc["event_type"]),
+            order["status"] == C.STATUS_AFTER.get(doc["event_type"]),
             "order.status does not match event_type",
         ),
     )

@@ -19,7 +19,6 @@ _SENTENCE = {
     C.EventType.SHIPPED: "Your order {order} ({total}) has shipped.",
     C.EventType.CANCELLED: "Your order {order} ({total}) was cancelled.",
 }
-_TYPES = {t.value: t for t in C.EventType}
 Headers = list[tuple[str, str | bytes | None]]
 
 
@@ -72,7 +71,7 @@ def notification_id(event_id: str) -> str:
 
 def notify(event: OrderEvent) -> Notification:
     """The notification of a valid event (contract section 4b)."""
-    kind = _TYPES[event.event_type]
+    kind = C.EventType(event.event_type)
     nid = notification_id(event.event_id)
     total = amount(event.total_cents, event.currency)
     doc = {

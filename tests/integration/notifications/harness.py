@@ -205,10 +205,8 @@ def wait_caught_up(scratch: Scratch, timeout: float) -> None:
         consumer.close()
 
 
-def read_output(scratch: Scratch, *, notifications: int, dead: int, timeout: float) -> Output:
-    """Read both output topics (read_committed) until at least the counts arrived and a quiet
-    spell passed (so extra records, which would be duplicates, are seen too), or time out."""
-    notify = scratch.notify
+def committed_reader(scratch: Scratch, topic_names: list[str]) -> Consumer:
+    """A read_committed consumer of `topic_names` from their beginning, in a group of its own."""
     consumer = Consumer(
         {
             "bootstrap.servers": scratch.settings.kafka_bootstrap,
@@ -218,7 +216,15 @@ def read_output(scratch: Scratch, *, notifications: int, dead: int, timeout: flo
             "enable.auto.commit": False,
         }
     )
-    consumer.subscribe([notify.notify_topic, notify.notify_dlq_topic])
+    consumer.subscribe(topic_names)
+    return consumer
+
+
+def read_output(scratch: Scratch, *, notifications: int, dead: int, timeout: float) -> Output:
+    """Read both output topics (read_committed) until at least the counts arrived and a quiet
+    spell passed (so extra records, which would be duplicates, are seen too), or time out."""
+    notify = scratch.notify
+    consumer = committed_reader(scratch, [notify.notify_topic, notify.notify_dlq_topic])
     out = Output([], [])
     deadline, quiet_since = time.monotonic() + timeout, time.monotonic()
     try:
@@ -274,15 +280,7 @@ def wait_notified(scratch: Scratch, ids: list[str], *, not_before: float, timeou
     """Wait until every one of `ids` has a committed notification and the monotonic clock has
     passed `not_before`; AssertionError after `timeout` seconds."""
     wanted = set(ids)
-    consumer = Consumer(
-        {
-            "bootstrap.servers": scratch.settings.kafka_bootstrap,
-            "group.id": f"waiter-{uuid.uuid4()}",
-            "isolation.level": "read_committed",
-            "auto.offset.reset": "earliest",
-        }
-    )
-    consumer.subscribe([scratch.notify.notify_topic])
+    consumer = committed_reader(scratch, [scratch.notify.notify_topic])
     deadline = time.monotonic() + timeout
     try:
         while wanted or time.monotonic() < not_before:

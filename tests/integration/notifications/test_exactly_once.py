@@ -105,11 +105,7 @@ def test_a_stalled_instance_returns_as_a_fenced_zombie(scratch: Scratch, tmp_pat
     source = Input(scratch)
     with flowing(source, per_second=100):
         # It stops itself in its 20th transaction, after producing, before committing.
-        fault = {
-            "ONCEFLOW_NOTIFY_FAULT_SIGNAL": "SIGSTOP",
-            "ONCEFLOW_NOTIFY_FAULT_AT_TRANSACTION": "20",
-        }
-        zombie = Instance(scratch, 1, tmp_path / "1.log", **fault)
+        zombie = Instance(scratch, 1, tmp_path / "1.log", **fault("SIGSTOP", at=20))
         wait_for(lambda: zombie.status() == "T", what="the stall", timeout=TIMEOUT)
         survivor = Instance(scratch, 2, tmp_path / "2.log")
         # Past its session and transaction timeouts, the survivor has taken its partitions.
