@@ -103,3 +103,36 @@ def test_only_one_run_at_a_time(scratch: Settings) -> None:
     assert run_once(settings=scratch, windows=WINDOWS, batch=10) == [
         Removed(task.name, 0) for task in TASKS
     ]
+
+
+def _partitions_ahead(owner: Conn) -> list[tuple[str, timedelta]]:
+    return owner.execute(
+        "SELECT name, upper_bound - lower_bound FROM analytics.dedup_partitions "
+        "WHERE lower_bound > now() ORDER BY lower_bound"
+    ).fetchall()
+
+
+def test_a_new_partition_width_replaces_the_empty_partitions_made_ahead(
+    scratch: Settings, owner: Conn
+) -> None:
+    run_once(settings=scratch, windows=WINDOWS, batch=10)
+    ahead = _partitions_ahead(owner)
+    assert [width for _, width in ahead] == [timedelta(days=1)] * 2
+    holding = ahead[-1][0]  # an id from a clock ahead of ours: its partition must stay
+    owner.execute(
+        f'INSERT INTO analytics."{holding}" SELECT gen_random_uuid(), lower_bound '
+        "FROM analytics.dedup_partitions WHERE name = %s",
+        (holding,),
+    )
+    minutes = Windows(
+        idempotency_keys=WINDOWS.idempotency_keys,
+        dedup=WINDOWS.dedup,
+        dedup_partition=timedelta(minutes=1),
+    )
+    try:
+        run_once(settings=scratch, windows=minutes, batch=10)
+        assert _partitions_ahead(owner) == [(holding, timedelta(days=1))]
+        width = owner.execute("SELECT width FROM analytics.dedup_state").fetchone()
+        assert width == (timedelta(minutes=1),)
+    finally:
+        run_once(settings=scratch, windows=WINDOWS, batch=10)
