@@ -9,17 +9,23 @@ from onceflow.settings.aggregation import AggregationSettings, get_aggregation_s
 from onceflow.settings.api import ApiSettings, get_api_settings
 from onceflow.settings.connections import Settings, get_settings
 from onceflow.settings.notifications import NotificationSettings, get_notification_settings
+from onceflow.settings.observability import (
+    ObservabilitySettings,
+    get_observability_settings,
+)
 from onceflow.settings.retention import RetentionSettings, get_retention_settings
 
 __all__ = [
     "AggregationSettings",
     "ApiSettings",
     "NotificationSettings",
+    "ObservabilitySettings",
     "RetentionSettings",
     "Settings",
     "get_aggregation_settings",
     "get_api_settings",
     "get_notification_settings",
+    "get_observability_settings",
     "get_retention_settings",
     "get_settings",
 ]
