@@ -38,4 +38,14 @@ if [ ! -f "$stamp" ]; then
   rm -f .venv/.installed-*; touch "$stamp"
 fi
 
+# The dashboard's chart library, pinned by services/dashboard/package-lock.json (no build step).
+command -v npm >/dev/null || die "npm is not on PATH: install Node.js 18+ and npm (apt-get install nodejs npm), then run make up again."
+npm_stamp=services/dashboard/node_modules/.installed-$(sha256sum services/dashboard/package-lock.json | cut -c1-16)
+if [ ! -f "$npm_stamp" ]; then
+  echo "installing the dashboard's chart library (npm ci)"
+  (cd services/dashboard && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) ||
+    die "npm ci in services/dashboard failed: see the output above (npm registry reachable?), then run make up again."
+  touch "$npm_stamp"
+fi
+
 stack/fetch_jars.sh

@@ -8,6 +8,7 @@ import httpx
 
 from onceflow import paths
 from onceflow.settings import Settings, get_notification_settings, get_retention_settings
+from onceflow.settings.observability import get_observability_settings
 from stack import jvm, postgres
 from stack.waiting import port_open
 
@@ -82,6 +83,15 @@ def components(settings: Settings) -> list[Component]:
             ports=(settings.api_port,),
             ready=lambda: _http_ok(api + "/readyz"),
             where=f"{api} ({api}/docs)",
+        ),
+        # The dashboard reads Prometheus and serves a page; nothing depends on it being up.
+        Component(
+            name="dashboard",
+            command=f"{python} -m services.dashboard",
+            ports=(dashboard_port := get_observability_settings().dashboard_port,),
+            ready=lambda: _http_ok(f"http://127.0.0.1:{dashboard_port}/healthz"),
+            where=f"http://127.0.0.1:{dashboard_port} (live plots, order journeys)",
+            stopwait=10,
         ),
         Component(
             name="maintenance",

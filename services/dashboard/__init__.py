@@ -1,0 +1,1 @@
+"""The local pipeline dashboard: live plots of every hop (from Prometheus), one order's journey."""

@@ -1,0 +1,51 @@
+"""The dashboard's FastAPI application: settings, the Prometheus client and the journey lookup
+are made here and reach the routes through `app.state`."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+from fastapi import FastAPI
+
+from onceflow.settings import (
+    ObservabilitySettings,
+    Settings,
+    get_observability_settings,
+    get_settings,
+)
+from services.dashboard import handlers
+from services.dashboard.journeys import JourneyLookup, ops_lookup
+from services.dashboard.routers import journey, page, prometheus
+
+
+def create_app(
+    obs: ObservabilitySettings | None = None,
+    settings: Settings | None = None,
+    lookup: JourneyLookup | None = None,
+) -> FastAPI:
+    """Build the app; the Prometheus client opens on startup and closes on shutdown."""
+    obs = obs or get_observability_settings()
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with httpx.AsyncClient(
+            base_url=obs.prometheus_url, timeout=obs.prometheus_timeout_s
+        ) as client:
+            app.state.prometheus = client
+            yield
+
+    app = FastAPI(
+        title="Onceflow dashboard",
+        version="1.0.0",
+        description="Live plots of every hop of the pipeline (from Prometheus) and the journey "
+        "of one order. Loopback only.",
+        lifespan=lifespan,
+    )
+    app.state.obs = obs
+    app.state.lookup = lookup or ops_lookup(settings)
+    for router in (page.router, prometheus.router, journey.router):
+        app.include_router(router)
+    app.mount("/static", page.static_files, name="static")
+    handlers.install(app)
+    return app

@@ -1,0 +1,228 @@
+"""What the dashboards plot: the one home of every panel's title, unit and PromQL.
+
+The local dashboard reads this list (`/api/panels`) and the Grafana dashboard of compose users
+is rendered from it (`services/dashboard/grafana.py`), so both show the same queries. Every
+series is one named in docs/observability.md.
+"""
+
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Any
+
+TOPIC = "outbox.event.order"
+# The window of rate() and histogram_quantile(): at least four scrapes at any interval we use.
+WINDOW = "1m"
+
+
+class Unit(StrEnum):
+    """An axis unit: the local page formats ticks by it, Grafana gets `grafana_unit`."""
+
+    PER_SECOND = "per_second"
+    SECONDS = "seconds"
+    MILLISECONDS = "milliseconds"
+    BYTES = "bytes"
+    RECORDS = "records"
+
+    @property
+    def grafana_unit(self) -> str:
+        """Grafana's unit id for this axis."""
+        return {
+            Unit.PER_SECOND: "ops",
+            Unit.SECONDS: "s",
+            Unit.MILLISECONDS: "ms",
+            Unit.BYTES: "bytes",
+            Unit.RECORDS: "short",
+        }[self]
+
+    @property
+    def label(self) -> str:
+        """The axis label of the local page."""
+        return {
+            Unit.PER_SECOND: "per second",
+            Unit.SECONDS: "seconds",
+            Unit.MILLISECONDS: "milliseconds",
+            Unit.BYTES: "bytes",
+            Unit.RECORDS: "records",
+        }[self]
+
+
+@dataclass(frozen=True)
+class Series:
+    """One PromQL expression; `legend` is a Grafana legendFormat (`{{label}}` placeholders)."""
+
+    expr: str
+    legend: str
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One time-series chart of one hop."""
+
+    key: str
+    hop: str
+    title: str
+    unit: Unit
+    series: tuple[Series, ...]
+    description: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The panel as JSON for the page (unit spelled out with its label)."""
+        doc = asdict(self)
+        doc["unit"] = {"name": self.unit.value, "label": self.unit.label}
+        return doc
+
+
+def _rate(counter: str, by: str = "") -> str:
+    grouping = f" by ({by})" if by else ""
+    return f"sum{grouping} (rate({counter}[{WINDOW}]))"
+
+
+def _quantile(q: float, histogram: str, selector: str = "") -> str:
+    return f"histogram_quantile({q}, sum by (le) (rate({histogram}_bucket{selector}[{WINDOW}])))"
+
+
+def _per_partition(selector: str) -> Series:
+    return Series(f"max by (partition) ({selector})", "partition {{partition}}")
+
+
+ORDER_ROUTES = '{route=~"/orders.*"}'
+
+PANELS: tuple[Panel, ...] = (
+    Panel(
+        key="api_orders",
+        hop="Order API",
+        title="Orders into the API",
+        unit=Unit.PER_SECOND,
+        series=(
+            Series(_rate("onceflow_orders_created_total"), "orders placed"),
+            Series(
+                _rate(f"onceflow_http_requests_total{ORDER_ROUTES}"),
+                "/orders requests",
+            ),
+        ),
+        description="New orders (not replays) and every /orders request, per second.",
+    ),
+    Panel(
+        key="api_latency",
+        hop="Order API",
+        title="API latency",
+        unit=Unit.SECONDS,
+        series=(
+            Series(_quantile(0.99, "onceflow_http_request_duration_seconds", ORDER_ROUTES), "p99"),
+            Series(_quantile(0.5, "onceflow_http_request_duration_seconds", ORDER_ROUTES), "p50"),
+        ),
+        description="Request latency of the /orders routes.",
+    ),
+    Panel(
+        key="debezium_events",
+        hop="Debezium",
+        title="Events out of Debezium",
+        unit=Unit.PER_SECOND,
+        series=(
+            Series(_rate("debezium_postgres_streaming_total_number_of_events_seen"), "events seen"),
+        ),
+        description="Change events Debezium read from the replication slot.",
+    ),
+    Panel(
+        key="debezium_lag",
+        hop="Debezium",
+        title="Debezium lag behind source",
+        unit=Unit.MILLISECONDS,
+        series=(
+            Series("max(debezium_postgres_streaming_milliseconds_behind_source)", "behind source"),
+        ),
+        description="Commit time in Postgres to the event being read (MilliSecondsBehindSource).",
+    ),
+    Panel(
+        key="topic_records",
+        hop="Kafka",
+        title=f"Records onto {TOPIC}",
+        unit=Unit.PER_SECOND,
+        series=(
+            Series("sum(kafka_connect_source_task_source_record_write_rate)", "records written"),
+        ),
+        description="Records the connector's tasks write to Kafka (in transactions).",
+    ),
+    Panel(
+        key="topic_lso_lag",
+        hop="Kafka",
+        title="Last stable offset lag",
+        unit=Unit.RECORDS,
+        series=(
+            _per_partition(f'kafka_cluster_partition_last_stable_offset_lag{{topic="{TOPIC}"}}'),
+        ),
+        description="Records not yet readable with read_committed (open transactions).",
+    ),
+    Panel(
+        key="job_rows",
+        hop="Aggregation job",
+        title="Job rows",
+        unit=Unit.PER_SECOND,
+        series=(
+            Series("sum(onceflow_aggregation_input_rows_per_second)", "input"),
+            Series("sum(onceflow_aggregation_processed_rows_per_second)", "processed"),
+        ),
+        description="Rows per second of the last micro-batch.",
+    ),
+    Panel(
+        key="job_offsets_behind",
+        hop="Aggregation job",
+        title="Job offsets behind the topic",
+        unit=Unit.RECORDS,
+        series=(_per_partition(f'onceflow_aggregation_offsets_behind{{topic="{TOPIC}"}}'),),
+        description="The topic's end minus the last batch's end offset.",
+    ),
+    Panel(
+        key="job_freshness",
+        hop="Aggregation job",
+        title="Analytics freshness",
+        unit=Unit.SECONDS,
+        series=(Series("max(onceflow_aggregation_freshness_seconds)", "freshness"),),
+        description="Now minus occurred_at of the newest event applied to analytics.",
+    ),
+    Panel(
+        key="notifications_rate",
+        hop="Notifications",
+        title="Notifications",
+        unit=Unit.PER_SECOND,
+        series=(Series(_rate("onceflow_notifications_records_total", "outcome"), "{{outcome}}"),),
+        description="Input records in committed transactions, by outcome.",
+    ),
+    Panel(
+        key="notifications_lag",
+        hop="Notifications",
+        title="Notifications lag",
+        unit=Unit.RECORDS,
+        series=(_per_partition("onceflow_notifications_lag_records"),),
+        description="Records between the committed position and the partition's end.",
+    ),
+    Panel(
+        key="slot_wal",
+        hop="PostgreSQL",
+        title="Replication slot WAL retained",
+        unit=Unit.BYTES,
+        series=(
+            Series("max by (slot) (onceflow_slot_retained_wal_bytes)", "{{slot}} retained"),
+            Series("max by (slot) (onceflow_slot_unconfirmed_wal_bytes)", "{{slot}} unconfirmed"),
+        ),
+        description="WAL the outbox slot holds back (current LSN - restart_lsn).",
+    ),
+)
+
+# Component status: `up` of every scrape target, one tile per Prometheus job.
+STATUS_QUERY = "min by (job) (up)"
+# The page's window and how often it refreshes (Grafana gets the same).
+RANGE_SECONDS = 15 * 60
+STEP_SECONDS = 5
+REFRESH_SECONDS = 5
+
+
+def page_config() -> dict[str, Any]:
+    """Everything the page needs to draw itself."""
+    return {
+        "panels": [panel.as_dict() for panel in PANELS],
+        "status_query": STATUS_QUERY,
+        "range_seconds": RANGE_SECONDS,
+        "step_seconds": STEP_SECONDS,
+        "refresh_seconds": REFRESH_SECONDS,
+    }

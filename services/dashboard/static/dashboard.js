@@ -1,0 +1,484 @@
+// The Onceflow dashboard: plots every panel of /api/panels from Prometheus (through
+// /api/prom/*) every few seconds, shows component status and alerts, and traces one order.
+// Plain JS, no build step; uPlot is served from node_modules by the dashboard itself.
+"use strict";
+
+(() => {
+  const PALETTE = ["#3b6fd8", "#e0803a", "#2ca58d", "#c2457a", "#8a63d2", "#a0a43a", "#4fa3c7"];
+  const JOB_ORDER = ["api", "postgres", "connect", "kafka", "aggregation", "notifications",
+    "maintenance", "prometheus"];
+  const FETCH_TIMEOUT_MS = 10000;
+  const HEIGHT = 200;
+
+  // What the page shows, readable from outside (the browser test asserts on it).
+  const state = {
+    refreshes: 0,
+    prometheus: "unknown", // "ok" | "unreachable" | "unknown"
+    panels: {},            // key -> {points, series, state}
+    status: {},            // job -> up
+    alerts: [],
+    journey: null,
+  };
+  window.onceflowDashboard = state;
+
+  const $ = (sel, root = document) => root.querySelector(sel);
+  const el = (tag, attrs = {}, ...children) => {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else node.setAttribute(k, v);
+    }
+    for (const child of children) node.append(child);
+    return node;
+  };
+
+  // ---- fetching -------------------------------------------------------------------------
+
+  class Unreachable extends Error {}
+
+  async function getJSON(url) {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), FETCH_TIMEOUT_MS);
+    let res;
+    try {
+      res = await fetch(url, { cache: "no-store", signal: abort.signal });
+    } catch (err) {
+      throw new Unreachable("the dashboard server did not answer (is it running?)");
+    } finally {
+      clearTimeout(timer);
+    }
+    let body = null;
+    try { body = await res.json(); } catch (err) { body = null; }
+    return { ok: res.ok, status: res.status, body };
+  }
+
+  // Prometheus's API through the proxy; throws Unreachable when Prometheus (or we) are down.
+  async function prom(endpoint, params = {}) {
+    const query = new URLSearchParams(params).toString();
+    const { ok, status, body } = await getJSON(`/api/prom/${endpoint}${query ? "?" + query : ""}`);
+    if (body && typeof body.type === "string" && body.type.endsWith("prometheus-unreachable")) {
+      throw new Unreachable(body.detail || "Prometheus unreachable");
+    }
+    if (!ok || !body || body.status !== "success") {
+      const why = (body && (body.error || body.detail)) || `HTTP ${status}`;
+      throw new Error(why);
+    }
+    return body.data;
+  }
+
+  // ---- formatting -----------------------------------------------------------------------
+
+  const trim = (v, digits) => {
+    const s = v.toFixed(digits);
+    return s.includes(".") ? s.replace(/\.?0+$/, "") : s;
+  };
+  const compact = (v) => {
+    const a = Math.abs(v);
+    if (a >= 1e9) return trim(v / 1e9, 1) + "G";
+    if (a >= 1e6) return trim(v / 1e6, 1) + "M";
+    if (a >= 1e3) return trim(v / 1e3, 1) + "k";
+    if (a >= 100 || a === 0) return trim(v, 0);
+    if (a >= 10) return trim(v, 1);
+    return trim(v, 2);
+  };
+  const seconds = (v) => {
+    const a = Math.abs(v);
+    if (a === 0) return "0 s";
+    if (a < 1e-3) return trim(v * 1e6, 0) + " µs";
+    if (a < 1) return trim(v * 1e3, a < 0.01 ? 1 : 0) + " ms";
+    if (a < 120) return trim(v, 1) + " s";
+    if (a < 7200) return trim(v / 60, 1) + " min";
+    return trim(v / 3600, 1) + " h";
+  };
+  const bytes = (v) => {
+    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let i = 0;
+    while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i += 1; }
+    return trim(v, v >= 100 || i === 0 ? 0 : 1) + " " + units[i];
+  };
+  const FORMAT = {
+    per_second: (v) => compact(v) + "/s",
+    seconds,
+    milliseconds: (v) => seconds(v / 1000),
+    bytes,
+    records: compact,
+  };
+  const format = (unit, v) => (v == null || Number.isNaN(v) ? "–" : FORMAT[unit](v));
+  const clock = (epochS) => new Date(epochS * 1000).toISOString().slice(11, 19);
+  const ago = (date) => {
+    const s = Math.max(0, (Date.now() - date.getTime()) / 1000);
+    return s < 90 ? `${Math.round(s)} s ago` : s < 5400 ? `${Math.round(s / 60)} min ago`
+      : `${trim(s / 3600, 1)} h ago`;
+  };
+
+  // ---- panels ---------------------------------------------------------------------------
+
+  const panels = []; // {spec, root, chartEl, emptyEl, latestEl, plot, labelsKey}
+
+  function buildPanels(config) {
+    const hops = $("#hops");
+    let section = null;
+    let grid = null;
+    let hop = null;
+    for (const spec of config.panels) {
+      if (spec.hop !== hop) {
+        hop = spec.hop;
+        grid = el("div", { class: "charts" });
+        section = el("section", { class: "hop", "data-hop": hop },
+          el("h2", { class: "hop-title", text: hop }), grid);
+        hops.append(section);
+      }
+      const latestEl = el("span", { class: "latest" });
+      const emptyEl = el("div", { class: "empty", text: "loading…" });
+      const chartEl = el("div", { class: "chart" }, emptyEl);
+      const root = el("article", {
+        class: "card panel", "data-panel": spec.key, "data-state": "loading", "data-points": "0",
+      },
+      el("h3", {}, latestEl, document.createTextNode(spec.title),
+        el("small", { text: spec.unit.label })),
+      el("p", { class: "desc", text: spec.description }),
+      chartEl);
+      grid.append(root);
+      const panel = { spec, root, chartEl, emptyEl, latestEl, plot: null, labelsKey: "" };
+      new ResizeObserver(() => {
+        if (panel.plot) panel.plot.setSize({ width: chartEl.clientWidth, height: HEIGHT });
+      }).observe(chartEl);
+      panels.push(panel);
+    }
+  }
+
+  function legendOf(template, metric, several) {
+    const named = template.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name) => metric[name] ?? "");
+    if (!several || template.includes("{{")) return named;
+    const extra = Object.entries(metric).map(([k, v]) => `${k}=${v}`).join(", ");
+    return extra ? `${named} (${extra})` : named;
+  }
+
+  function themeColors() {
+    const css = getComputedStyle(document.documentElement);
+    return { axis: css.getPropertyValue("--muted").trim(), grid: css.getPropertyValue("--grid").trim() };
+  }
+
+  function makePlot(panel, labels, data) {
+    const unit = panel.spec.unit.name;
+    const colors = themeColors();
+    const axis = {
+      stroke: colors.axis,
+      grid: { stroke: colors.grid, width: 1 },
+      ticks: { stroke: colors.grid, width: 1 },
+    };
+    const opts = {
+      width: panel.chartEl.clientWidth || 400,
+      height: HEIGHT,
+      cursor: { drag: { x: false, y: false } },
+      legend: { live: true },
+      scales: {
+        x: { time: true },
+        y: { range: (u, min, max) => [Math.min(0, min ?? 0), max > 0 ? max * 1.15 : 1] },
+      },
+      axes: [
+        { ...axis, values: (u, splits) => splits.map((v) => clock(v)), space: 70 },
+        {
+          ...axis,
+          label: panel.spec.unit.label,
+          labelSize: 16,
+          labelFont: "12px system-ui, sans-serif",
+          size: 64,
+          values: (u, splits) => splits.map((v) => format(unit, v)),
+        },
+      ],
+      series: [
+        { label: "time (UTC)", value: (u, v) => (v == null ? "–" : clock(v)) },
+        ...labels.map((label, i) => ({
+          label,
+          stroke: PALETTE[i % PALETTE.length],
+          fill: PALETTE[i % PALETTE.length] + "18",
+          width: 2,
+          points: { show: false },
+          value: (u, v) => format(unit, v),
+        })),
+      ],
+    };
+    return new uPlot(opts, data, panel.chartEl);
+  }
+
+  async function refreshPanel(panel, start, end, step) {
+    const spec = panel.spec;
+    const results = await Promise.all(spec.series.map((s) =>
+      prom("query_range", { query: s.expr, start, end, step })));
+    const xs = [];
+    for (let t = start; t <= end; t += step) xs.push(t);
+    const index = new Map(xs.map((t, i) => [t, i]));
+    const labels = [];
+    const columns = [];
+    results.forEach((data, n) => {
+      const several = data.result.length > 1;
+      for (const series of data.result) {
+        labels.push(legendOf(spec.series[n].legend, series.metric, several));
+        const column = new Array(xs.length).fill(null);
+        for (const [t, raw] of series.values) {
+          const i = index.get(Math.round(t));
+          const v = parseFloat(raw);
+          if (i !== undefined && Number.isFinite(v)) column[i] = v;
+        }
+        columns.push(column);
+      }
+    });
+    const points = columns.reduce((sum, c) => sum + c.filter((v) => v !== null).length, 0);
+    const data = [xs, ...columns];
+    const labelsKey = labels.join("\u0000");
+    if (!panel.plot || panel.labelsKey !== labelsKey) {
+      if (panel.plot) panel.plot.destroy();
+      panel.plot = makePlot(panel, labels, data);
+      panel.labelsKey = labelsKey;
+    } else {
+      panel.plot.setData(data);
+    }
+    const first = columns[0] || [];
+    let last = null;
+    for (let i = first.length - 1; i >= 0; i -= 1) if (first[i] !== null) { last = first[i]; break; }
+    panel.latestEl.textContent = last === null ? "" : format(spec.unit.name, last);
+    setPanelState(panel, points > 0 ? "ok" : "empty", points,
+      points > 0 ? "" : "no data yet in the last 15 minutes", labels.length);
+  }
+
+  function setPanelState(panel, name, points, message, series) {
+    panel.root.dataset.state = name;
+    panel.root.dataset.points = String(points);
+    panel.emptyEl.textContent = message;
+    panel.emptyEl.hidden = !message;
+    state.panels[panel.spec.key] = { state: name, points, series };
+  }
+
+  // ---- status and alerts ----------------------------------------------------------------
+
+  async function refreshStatus(query) {
+    const data = await prom("query", { query });
+    const rank = (job) => (JOB_ORDER.includes(job) ? JOB_ORDER.indexOf(job) : JOB_ORDER.length);
+    const rows = data.result
+      .map((r) => ({ job: r.metric.job || "?", up: parseFloat(r.value[1]) >= 1 }))
+      .sort((a, b) => rank(a.job) - rank(b.job) || a.job.localeCompare(b.job));
+    const list = $("#status-tiles");
+    list.replaceChildren(...(rows.length ? rows.map((r) =>
+      el("li", { class: "tile", "data-job": r.job, "data-up": String(r.up),
+        title: r.up ? "every target of this job answers" : "a target of this job is down",
+        text: `${r.job} ${r.up ? "up" : "down"}` }))
+      : [el("li", { class: "muted", text: "Prometheus has no targets yet" })]));
+    state.status = Object.fromEntries(rows.map((r) => [r.job, r.up]));
+  }
+
+  async function refreshAlerts() {
+    const data = await prom("alerts");
+    const alerts = (data.alerts || []).filter((a) => a.state === "firing" || a.state === "pending")
+      .sort((a, b) => (a.state === b.state ? 0 : a.state === "firing" ? -1 : 1));
+    const list = $("#alert-list");
+    if (!alerts.length) {
+      list.replaceChildren(el("li", { class: "none", text: "✓ No alerts firing" }));
+    } else {
+      list.replaceChildren(...alerts.map((a) => {
+        const severity = a.labels.severity ? ` · ${a.labels.severity}` : "";
+        const since = a.activeAt ? ago(new Date(a.activeAt)) : "";
+        const summary = (a.annotations && (a.annotations.summary || a.annotations.description)) || "";
+        return el("li", { class: "alert", "data-state": a.state },
+          el("span", { class: "since", text: `${a.state} ${since}` }),
+          el("b", { text: a.labels.alertname || "alert" }),
+          document.createTextNode(severity),
+          el("span", { class: "summary", text: summary }));
+      }));
+    }
+    state.alerts = alerts.map((a) => ({ name: a.labels.alertname, state: a.state }));
+  }
+
+  // ---- the refresh loop -----------------------------------------------------------------
+
+  function showBanner(message, detail) {
+    const banner = $("#banner");
+    if (!message) { banner.hidden = true; return; }
+    banner.replaceChildren(document.createTextNode(message),
+      el("span", { class: "detail", text: detail || "" }));
+    banner.hidden = false;
+  }
+
+  async function refresh(config) {
+    const step = config.step_seconds;
+    const end = Math.floor(Date.now() / 1000 / step) * step;
+    const start = end - config.range_seconds;
+    const jobs = [
+      ...panels.map((panel) => refreshPanel(panel, start, end, step).catch((err) => {
+        if (!(err instanceof Unreachable)) setPanelState(panel, "error", 0, err.message, 0);
+        throw err;
+      })),
+      refreshStatus(config.status_query),
+      refreshAlerts(),
+    ];
+    const outcomes = await Promise.allSettled(jobs);
+    const down = outcomes.find((o) => o.status === "rejected" && o.reason instanceof Unreachable);
+    const stamp = $("#refreshed");
+    if (down) {
+      const detail = down.reason.message;
+      const server = detail.startsWith("the dashboard server");
+      showBanner(server ? "Dashboard server unreachable" : "Prometheus unreachable", "— " + detail);
+      state.prometheus = server ? "unknown" : "unreachable";
+      for (const panel of panels) {
+        if (panel.root.dataset.state === "loading") {
+          setPanelState(panel, "error", 0, "Prometheus unreachable", 0);
+        }
+      }
+      stamp.dataset.state = "error";
+      stamp.textContent = `retrying every ${config.refresh_seconds} s`;
+    } else {
+      showBanner(null);
+      state.prometheus = "ok";
+      stamp.dataset.state = "ok";
+      stamp.textContent = `updated ${clock(Date.now() / 1000)} UTC · every ${config.refresh_seconds} s`;
+    }
+    state.refreshes += 1;
+  }
+
+  // ---- the order journey ----------------------------------------------------------------
+
+  const HOP_NAMES = {
+    order: "Order", api: "API commit", commit: "API commit", events: "Kafka events",
+    kafka: "Kafka", records: "Kafka records", batch: "Micro-batch", batches: "Micro-batches",
+    notification: "Notification", notifications: "Notifications",
+  };
+  const ISO = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
+  const humanize = (key) => HOP_NAMES[key] ||
+    key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+
+  function timesIn(value, key = "") {
+    if (typeof value === "string" && ISO.test(value)) return [Date.parse(value)];
+    if (typeof value === "number" && /time|_ms$|_at$/.test(key) && value > 1e12) return [value];
+    if (value && typeof value === "object") {
+      return Object.entries(value).flatMap(([k, v]) => timesIn(v, Array.isArray(value) ? key : k));
+    }
+    return [];
+  }
+
+  const cell = (v) => (v === null || v === undefined ? "–"
+    : typeof v === "object" ? JSON.stringify(v) : String(v));
+
+  function renderValue(value) {
+    if (Array.isArray(value)) {
+      if (value.every((v) => v && typeof v === "object" && !Array.isArray(v))) {
+        const columns = [...new Set(value.flatMap((v) => Object.keys(v)))];
+        return el("table", {},
+          el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { text: humanize(c) })))),
+          el("tbody", {}, ...value.map((row) =>
+            el("tr", {}, ...columns.map((c) => el("td", { text: cell(row[c]) }))))));
+      }
+      return el("span", { text: value.map(cell).join(", ") });
+    }
+    if (value && typeof value === "object") {
+      const list = el("dl");
+      for (const [k, v] of Object.entries(value)) {
+        list.append(el("dt", { text: humanize(k) }), el("dd", { text: cell(v) }));
+      }
+      return list;
+    }
+    return el("span", { text: cell(value) });
+  }
+
+  const isEmpty = (v) => v === null || v === undefined ||
+    (Array.isArray(v) && v.length === 0) ||
+    (typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0);
+
+  function renderJourney(doc) {
+    const scalars = {};
+    const steps = [];
+    // Objects, lists and nulls (a hop not reached yet) are steps; plain values describe the order.
+    for (const [key, value] of Object.entries(doc)) {
+      if (value === null || typeof value === "object") steps.push([key, value]);
+      else scalars[key] = value;
+    }
+    if (Object.keys(scalars).length) steps.unshift(["order", scalars]);
+    const base = timesIn(doc).find((t) => Number.isFinite(t));
+    const list = el("ol", { class: "steps" });
+    let done = 0;
+    for (const [key, value] of steps) {
+      const pending = isEmpty(value);
+      if (!pending) done += 1;
+      const first = pending ? undefined : Math.min(...timesIn(value).filter(Number.isFinite));
+      const title = el("h3", { text: humanize(key) });
+      if (base !== undefined && Number.isFinite(first) && first !== base) {
+        title.append(el("span", { class: "delta", text: `+${seconds((first - base) / 1000)}` }));
+      }
+      list.append(el("li", { class: "step", "data-hop": key, "data-state": pending ? "pending" : "done" },
+        title, pending ? el("span", { class: "pending", text: "not there yet" }) : renderValue(value)));
+    }
+    return { node: list, hops: steps.length, done };
+  }
+
+  async function loadJourney(id) {
+    const out = $("#journey-result");
+    out.dataset.state = "loading";
+    out.replaceChildren(el("p", { class: "muted", text: "tracing…" }));
+    let answer;
+    try {
+      answer = await getJSON(`/api/journey/${encodeURIComponent(id)}`);
+    } catch (err) {
+      answer = { ok: false, status: 0, body: { detail: err.message } };
+    }
+    if (!answer.ok) {
+      const detail = (answer.body && answer.body.detail) || `HTTP ${answer.status}`;
+      out.dataset.state = "error";
+      out.dataset.status = String(answer.status);
+      out.replaceChildren(el("p", { class: "journey-error", text: detail }));
+      state.journey = { id, status: answer.status, error: detail };
+      return;
+    }
+    const { node, hops, done } = renderJourney(answer.body);
+    out.dataset.status = "200";
+    out.dataset.state = done === hops ? "complete" : "partial";
+    out.replaceChildren(node);
+    state.journey = { id, status: 200, hops, done };
+  }
+
+  function wireJourney() {
+    const input = $("#journey-id");
+    $("#journey-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const id = input.value.trim();
+      if (!id) return;
+      history.replaceState(null, "", `#journey=${encodeURIComponent(id)}`);
+      loadJourney(id);
+    });
+    const match = location.hash.match(/journey=([^&]+)/);
+    if (match) {
+      input.value = decodeURIComponent(match[1]);
+      loadJourney(input.value);
+    }
+  }
+
+  // ---- start ----------------------------------------------------------------------------
+
+  async function start() {
+    if (typeof uPlot === "undefined") {
+      showBanner("Chart library missing", "— uPlot is not installed: run `npm ci` in " +
+        "services/dashboard (make up does)");
+      return;
+    }
+    let config;
+    try {
+      const answer = await getJSON("/api/panels");
+      config = answer.body;
+    } catch (err) {
+      showBanner("Dashboard server unreachable", "— " + err.message);
+      setTimeout(start, 5000);
+      return;
+    }
+    $("#window").textContent = `last ${config.range_seconds / 60} min · UTC`;
+    buildPanels(config);
+    const loop = async () => {
+      try { await refresh(config); } finally { setTimeout(loop, config.refresh_seconds * 1000); }
+    };
+    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+      for (const panel of panels) panel.labelsKey = ""; // redraw in the new theme's colours
+    });
+    loop();
+  }
+
+  wireJourney();
+  start();
+})();

@@ -1,0 +1,156 @@
+"""The dashboard app without the stack: page, panels, journeys, and Prometheus down or slow.
+
+"Prometheus" here is a real HTTP server on a loopback port (or a closed port, or a listener
+that never answers), so the proxy's timeouts and errors are the ones a browser would see.
+"""
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from uuid import UUID
+
+import pytest
+from fastapi.testclient import TestClient
+
+from onceflow.settings import ObservabilitySettings, Settings
+from services.dashboard.app import create_app
+from services.dashboard.routers import page
+
+ORDER = UUID("0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8b")
+JOURNEY = {"order_id": str(ORDER), "events": [{"partition": 1, "offset": 7}]}
+
+
+def _lookup(order_id: UUID) -> dict[str, Any] | None:
+    if order_id == ORDER:
+        return JOURNEY
+    if order_id.int == 0:
+        raise ConnectionError("connection refused")
+    return None
+
+
+def _client(port: int, timeout_s: float = 1.0) -> TestClient:
+    obs = ObservabilitySettings(prometheus_port=port, prometheus_timeout_s=timeout_s)
+    return TestClient(create_app(obs=obs, settings=Settings(), lookup=_lookup))
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+class _FakePrometheus(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = json.dumps({"status": "success", "data": {"path": self.path}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@pytest.fixture
+def prometheus() -> Iterator[int]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakePrometheus)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A listener that accepts connections and never answers."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+        yield sock.getsockname()[1]
+
+
+def test_the_page_its_files_and_the_panels_are_served() -> None:
+    with _client(_closed_port()) as client:
+        html = client.get("/")
+        assert html.status_code == 200
+        assert "Order journey" in html.text
+        assert client.get("/static/dashboard.js").status_code == 200
+        assert client.get("/healthz").json() == {"status": "ok"}
+        config = client.get("/api/panels").json()
+        assert config["refresh_seconds"] <= 10
+        assert config["range_seconds"] == 900
+        assert all(panel["series"] and panel["unit"]["label"] for panel in config["panels"])
+
+
+def test_the_chart_library_comes_from_node_modules_or_a_sentence_says_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    with _client(_closed_port()) as client:
+        assert client.get("/vendor/other.js").status_code == 404
+        monkeypatch.setattr(page, "VENDOR", {"uPlot.iife.min.js": tmp_path / "missing.js"})
+        missing = client.get("/vendor/uPlot.iife.min.js")
+    assert missing.status_code == 503
+    assert missing.headers["content-type"] == "application/problem+json"
+    assert "npm ci" in missing.json()["detail"]
+
+
+def test_prometheus_answers_pass_through(prometheus: int) -> None:
+    with _client(prometheus) as client:
+        answer = client.get("/api/prom/query_range", params={"query": "up", "step": "5"})
+        assert answer.status_code == 200
+        assert answer.json()["data"]["path"] == "/api/v1/query_range?query=up&step=5"
+        assert client.get("/api/prom/alerts").json()["data"]["path"] == "/api/v1/alerts"
+        assert client.get("/api/prom/admin/tsdb/delete_series").status_code == 404
+
+
+def test_prometheus_down_is_one_sentence_not_a_trace() -> None:
+    with _client(_closed_port()) as client:
+        answer = client.get("/api/prom/query", params={"query": "up"})
+    assert answer.status_code == 502
+    assert answer.headers["content-type"] == "application/problem+json"
+    problem = answer.json()
+    assert problem["type"].endswith("prometheus-unreachable")
+    assert problem["detail"].startswith("Prometheus unreachable")
+
+
+def test_a_silent_prometheus_is_reported_within_its_timeout(silent_port: int) -> None:
+    with _client(silent_port, timeout_s=0.5) as client:
+        started = time.monotonic()
+        answer = client.get("/api/prom/query", params={"query": "up"})
+        waited = time.monotonic() - started
+    assert answer.status_code == 504
+    assert waited < 3
+    assert "did not answer within 0.5 s" in answer.json()["detail"]
+
+
+@pytest.mark.parametrize("order_id", ["42", "not-a-uuid", "0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8"])
+def test_a_malformed_order_id_is_a_readable_422(order_id: str) -> None:
+    with _client(_closed_port()) as client:
+        answer = client.get(f"/api/journey/{order_id}")
+    assert answer.status_code == 422
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert "UUID" in answer.json()["detail"]
+
+
+def test_journeys_known_unknown_and_unavailable() -> None:
+    with _client(_closed_port()) as client:
+        assert client.get(f"/api/journey/{ORDER}").json() == JOURNEY
+        unknown = client.get("/api/journey/0193a4b2-7c1d-7e3f-9a2b-000000000000")
+        assert unknown.status_code == 404
+        assert "no order" in unknown.json()["detail"]
+        down = client.get(f"/api/journey/{UUID(int=0)}")
+        assert down.status_code == 503
+        assert "ConnectionError: connection refused" in down.json()["detail"]
+
+
+def test_unknown_paths_are_problems() -> None:
+    with _client(_closed_port()) as client:
+        answer = client.get("/nope")
+    assert answer.status_code == 404
+    assert answer.headers["content-type"] == "application/problem+json"

@@ -1,0 +1,82 @@
+"""The panels: one home for the local page and Grafana, and only series the docs name."""
+
+import json
+import re
+
+import yaml
+
+from onceflow.paths import ROOT
+from services.dashboard import grafana
+from services.dashboard.panels import PANELS, STATUS_QUERY, page_config
+
+SERIES = re.compile(r"\b((?:onceflow|kafka|debezium)_[a-z0-9_]+)")
+HISTOGRAM_PARTS = re.compile(r"_(bucket|count|sum)$")
+
+
+def _documented() -> list[tuple[set[str], set[str]]]:
+    """Per bullet of docs/observability.md: its full series names and its `_suffix` siblings
+    (`debezium_postgres_streaming_milliseconds_behind_source`, `_connected`, ...)."""
+    bullets = []
+    for line in (ROOT / "docs" / "observability.md").read_text().splitlines():
+        if line.startswith("- "):
+            names = set(re.findall(r"`?\b([a-z][a-z0-9_]+)(?=[`{|])", line))
+            suffixes = set(re.findall(r"[`|](_[a-z0-9_]+)", line))
+            bullets.append((names, suffixes))
+    return bullets
+
+
+def _is_documented(name: str, bullets: list[tuple[set[str], set[str]]]) -> bool:
+    for names, suffixes in bullets:
+        if name in names:
+            return True
+        for suffix in suffixes:
+            stem = name.removesuffix(suffix)
+            if stem != name and any(full.startswith(stem + "_") for full in names):
+                return True
+    return False
+
+
+def test_every_panel_plots_only_series_named_in_the_docs() -> None:
+    bullets = _documented()
+    used = {
+        HISTOGRAM_PARTS.sub("", name)
+        for panel in PANELS
+        for series in panel.series
+        for name in SERIES.findall(series.expr)
+    }
+    assert len(used) >= 12
+    missing = sorted(name for name in used if not _is_documented(name, bullets))
+    assert not missing, f"not in docs/observability.md: {missing}"
+
+
+def test_the_committed_grafana_dashboard_is_what_the_panels_render() -> None:
+    committed = grafana.DASHBOARD_FILE.read_text()
+    assert committed == grafana.rendered_text(), (
+        "run `python -m services.dashboard.grafana` and commit the result"
+    )
+
+
+def test_grafana_and_the_page_run_the_same_queries() -> None:
+    dashboard = json.loads(grafana.DASHBOARD_FILE.read_text())
+    in_grafana = {
+        target["expr"] for panel in dashboard["panels"] for target in panel.get("targets", [])
+    }
+    on_page = {s["expr"] for panel in page_config()["panels"] for s in panel["series"]}
+    assert in_grafana == on_page | {STATUS_QUERY}
+
+
+def test_every_hop_has_a_panel_with_a_unit_and_keys_are_unique() -> None:
+    hops = {panel.hop for panel in PANELS}
+    assert {"Order API", "Debezium", "Kafka", "Aggregation job", "Notifications"} <= hops
+    assert len({panel.key for panel in PANELS}) == len(PANELS)
+    assert all(panel.unit.label and panel.unit.grafana_unit for panel in PANELS)
+
+
+def test_grafana_provisioning_points_at_the_dashboard_and_prometheus() -> None:
+    base = ROOT / "observability" / "grafana" / "provisioning"
+    source = yaml.safe_load((base / "datasources" / "prometheus.yml").read_text())
+    [prometheus] = source["datasources"]
+    assert (prometheus["uid"], prometheus["url"]) == ("prometheus", "http://prometheus:9090")
+    provider = yaml.safe_load((base / "dashboards" / "onceflow.yml").read_text())
+    [files] = provider["providers"]
+    assert (files["type"], files["options"]["path"]) == ("file", "/var/lib/grafana/dashboards")
