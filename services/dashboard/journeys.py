@@ -20,7 +20,7 @@ def ops_lookup(settings: Settings) -> JourneyLookup:
     def lookup(order_id: UUID) -> dict[str, Any] | None:
         # Imported when first used: the dashboard's page and plots need none of its clients.
         module = importlib.import_module("services.ops.journey")
-        found: _Journey | None = module.journey(settings=settings, order_id=order_id)
+        found: _Journey | None = module.journey(settings=settings, order_id=str(order_id))
         return None if found is None else found.as_dict()
 
     return lookup

@@ -337,89 +337,88 @@
   }
 
   // ---- the order journey ----------------------------------------------------------------
+  // services.ops.journey's Journey.as_dict(): {order_id, topic, order: {status, created_at,
+  // updated_at} | null, events: [{event_id, event_type, occurred_at, kafka: {partition, offset,
+  // timestamp}, batch: {query_id, batch_id, committed_at} | null, notification: {id, produced},
+  // seconds_after_commit: {kafka, applied}}], notes: [...]}
 
-  const HOP_NAMES = {
-    order: "Order", api: "API commit", commit: "API commit", events: "Kafka events",
-    kafka: "Kafka", records: "Kafka records", batch: "Micro-batch", batches: "Micro-batches",
-    notification: "Notification", notifications: "Notifications",
-  };
-  const ISO = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
-  const humanize = (key) => HOP_NAMES[key] ||
-    key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+  const FOLLOW_MS = 5000; // a journey still under way is read again this often
+  let following = null;
 
-  function timesIn(value, key = "") {
-    if (typeof value === "string" && ISO.test(value)) return [Date.parse(value)];
-    if (typeof value === "number" && /time|_ms$|_at$/.test(key) && value > 1e12) return [value];
-    if (value && typeof value === "object") {
-      return Object.entries(value).flatMap(([k, v]) => timesIn(v, Array.isArray(value) ? key : k));
-    }
-    return [];
+  const utc = (iso) => (iso ? iso.replace("T", " ") : "–");
+  const short = (id) => (id ? String(id).slice(0, 8) + "…" : "–");
+  const after = (s) => (s == null ? null : `+${seconds(s)}`);
+
+  function hop(name, title, done, lines, delta) {
+    const node = el("div", { class: "hop-cell", "data-hop": name, "data-state": done },
+      el("h4", { text: title }));
+    for (const line of lines) node.append(el("div", { class: "line", text: line }));
+    if (delta) node.append(el("div", { class: "delta", text: delta }));
+    return node;
   }
 
-  const cell = (v) => (v === null || v === undefined ? "–"
-    : typeof v === "object" ? JSON.stringify(v) : String(v));
-
-  function renderValue(value) {
-    if (Array.isArray(value)) {
-      if (value.every((v) => v && typeof v === "object" && !Array.isArray(v))) {
-        const columns = [...new Set(value.flatMap((v) => Object.keys(v)))];
-        return el("table", {},
-          el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { text: humanize(c) })))),
-          el("tbody", {}, ...value.map((row) =>
-            el("tr", {}, ...columns.map((c) => el("td", { text: cell(row[c]) }))))));
-      }
-      return el("span", { text: value.map(cell).join(", ") });
-    }
-    if (value && typeof value === "object") {
-      const list = el("dl");
-      for (const [k, v] of Object.entries(value)) {
-        list.append(el("dt", { text: humanize(k) }), el("dd", { text: cell(v) }));
-      }
-      return list;
-    }
-    return el("span", { text: cell(value) });
+  function eventRow(event) {
+    const k = event.kafka || {};
+    const b = event.batch;
+    const n = event.notification || {};
+    const lag = event.seconds_after_commit || {};
+    const inKafka = k.offset != null;
+    const produced = n.produced === true ? "done" : n.produced === false ? "pending" : "unknown";
+    const cells = [
+      hop("api", "API commit", "done", [utc(event.occurred_at)]),
+      hop("kafka", "Kafka", inKafka ? "done" : "pending",
+        inKafka ? [`partition ${k.partition} · offset ${k.offset}`, utc(k.timestamp)] : ["not read yet"],
+        after(lag.kafka)),
+      hop("batch", "Micro-batch", b ? "done" : "pending",
+        b ? [`batch ${b.batch_id} · query ${short(b.query_id)}`,
+          b.committed_at ? `committed ${utc(b.committed_at)}` : "ledger row pruned"]
+          : ["not applied yet"],
+        b ? after(lag.applied) : null),
+      hop("notification", "Notification", produced,
+        [produced === "done" ? "produced" : produced === "pending" ? "not produced yet"
+          : "unknown (Kafka did not answer)", `id ${short(n.id)}`]),
+    ];
+    const done = cells.every((c) => c.dataset.state === "done");
+    return {
+      done,
+      node: el("li", { class: "event", "data-event": event.event_id, "data-state": done ? "done" : "pending" },
+        el("div", { class: "event-head" },
+          el("b", { text: event.event_type || "event" }),
+          el("code", { class: "muted", text: event.event_id })),
+        el("div", { class: "hops" }, ...cells)),
+    };
   }
-
-  const isEmpty = (v) => v === null || v === undefined ||
-    (Array.isArray(v) && v.length === 0) ||
-    (typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0);
 
   function renderJourney(doc) {
-    const scalars = {};
-    const steps = [];
-    // Objects, lists and nulls (a hop not reached yet) are steps; plain values describe the order.
-    for (const [key, value] of Object.entries(doc)) {
-      if (value === null || typeof value === "object") steps.push([key, value]);
-      else scalars[key] = value;
-    }
-    if (Object.keys(scalars).length) steps.unshift(["order", scalars]);
-    const base = timesIn(doc).find((t) => Number.isFinite(t));
-    const list = el("ol", { class: "steps" });
-    let done = 0;
-    for (const [key, value] of steps) {
-      const pending = isEmpty(value);
-      if (!pending) done += 1;
-      const first = pending ? undefined : Math.min(...timesIn(value).filter(Number.isFinite));
-      const title = el("h3", { text: humanize(key) });
-      if (base !== undefined && Number.isFinite(first) && first !== base) {
-        title.append(el("span", { class: "delta", text: `+${seconds((first - base) / 1000)}` }));
-      }
-      list.append(el("li", { class: "step", "data-hop": key, "data-state": pending ? "pending" : "done" },
-        title, pending ? el("span", { class: "pending", text: "not there yet" }) : renderValue(value)));
-    }
-    return { node: list, hops: steps.length, done };
+    const order = doc.order;
+    const head = el("div", { class: "journey-head" },
+      el("code", { text: doc.order_id }),
+      order ? el("span", { class: "badge", text: order.status }) : el("span", { class: "badge muted", text: "not in orders" }),
+      el("span", { class: "muted", text: order ? `created ${utc(order.created_at)} · updated ${utc(order.updated_at)}` : "" }),
+      el("span", { class: "muted", text: `topic ${doc.topic}` }));
+    const rows = (doc.events || []).map(eventRow);
+    const list = el("ol", { class: "events" }, ...rows.map((r) => r.node));
+    if (!rows.length) list.append(el("li", { class: "muted", text: "no event applied by the job yet" }));
+    const notes = (doc.notes || []).map((note) => el("p", { class: "note", text: note }));
+    const complete = !!order && rows.length > 0 && rows.every((r) => r.done);
+    return { node: el("div", {}, head, ...notes, list), events: rows.length, complete };
   }
 
   async function loadJourney(id) {
+    clearTimeout(following);
     const out = $("#journey-result");
-    out.dataset.state = "loading";
-    out.replaceChildren(el("p", { class: "muted", text: "tracing…" }));
+    if (out.dataset.id !== id) {
+      out.dataset.state = "loading";
+      out.replaceChildren(el("p", { class: "muted", text: "tracing…" }));
+    }
+    out.dataset.id = id;
     let answer;
     try {
       answer = await getJSON(`/api/journey/${encodeURIComponent(id)}`);
     } catch (err) {
       answer = { ok: false, status: 0, body: { detail: err.message } };
     }
+    if ($("#journey-id").value.trim() !== id) return; // another order was asked for meanwhile
     if (!answer.ok) {
       const detail = (answer.body && answer.body.detail) || `HTTP ${answer.status}`;
       out.dataset.state = "error";
@@ -428,11 +427,15 @@
       state.journey = { id, status: answer.status, error: detail };
       return;
     }
-    const { node, hops, done } = renderJourney(answer.body);
+    const { node, events, complete } = renderJourney(answer.body);
     out.dataset.status = "200";
-    out.dataset.state = done === hops ? "complete" : "partial";
+    out.dataset.state = complete ? "complete" : "partial";
+    if (!complete) {
+      node.append(el("p", { class: "muted following", text: `still under way: reading it again every ${FOLLOW_MS / 1000} s` }));
+      following = setTimeout(() => loadJourney(id), FOLLOW_MS);
+    }
     out.replaceChildren(node);
-    state.journey = { id, status: 200, hops, done };
+    state.journey = { id, status: 200, events, complete };
   }
 
   function wireJourney() {
@@ -442,6 +445,7 @@
       const id = input.value.trim();
       if (!id) return;
       history.replaceState(null, "", `#journey=${encodeURIComponent(id)}`);
+      delete $("#journey-result").dataset.id;
       loadJourney(id);
     });
     const match = location.hash.match(/journey=([^&]+)/);

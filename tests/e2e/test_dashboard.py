@@ -1,0 +1,210 @@
+"""The dashboard as a person sees it: a real headless browser (Debian's /usr/bin/chromium, driven
+by Playwright) on the running stack's dashboard, after orders went through the API.
+
+Every chart must have drawn points, an order's journey must show every hop, and a dashboard
+whose Prometheus is down must say so. Screenshots land in .stack/artifacts/ (paths printed).
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from onceflow import paths
+from onceflow.settings import get_observability_settings
+from services.dashboard.panels import PANELS
+from stack.waiting import wait_for
+from tests.e2e.orders import act, place
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = paths.STATE / "artifacts"
+# Rates need two scrapes after the orders, the job a micro-batch, notifications a transaction.
+DRAWN_WITHIN_S = 180
+ALL_DRAWN = """keys => {
+  const s = window.onceflowDashboard;
+  return !!s && keys.every(k => s.panels[k] && s.panels[k].points > 0);
+}"""
+
+
+@pytest.fixture(scope="module")
+def dashboard_url() -> str:
+    url = f"http://127.0.0.1:{get_observability_settings().dashboard_port}"
+    assert httpx.get(url + "/healthz", timeout=5).status_code == 200, (
+        f"the dashboard does not answer at {url}: run `make up`"
+    )
+    return url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert CHROMIUM.is_file(), (
+        f"{CHROMIUM} is missing: `make up` installs Debian's chromium (apt-get install chromium)"
+    )
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    opened = context.new_page()
+    yield opened
+    context.close()
+
+
+def _screenshot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot: {path}")
+    return path
+
+
+def _post_orders(api: httpx.Client, count: int) -> list[dict[str, Any]]:
+    orders = []
+    for n in range(count):
+        items = [{"sku": f"DASH-{n % 3}", "quantity": 1 + n % 4, "unit_price_cents": 250 * n}]
+        order = place(api, f"dash-c{n % 5}", "EUR", items)
+        if n % 2:
+            order = act(api, order["id"], "pay")
+        orders.append(order)
+    return orders
+
+
+def test_every_chart_draws_points_after_orders_pass(
+    api: httpx.Client, dashboard_url: str, page: Page
+) -> None:
+    _post_orders(api, 30)
+    page.goto(dashboard_url)
+    keys = [panel.key for panel in PANELS]
+    try:
+        page.wait_for_function(ALL_DRAWN, arg=keys, timeout=DRAWN_WITHIN_S * 1000, polling=1000)
+    except Exception:
+        _screenshot(page, "dashboard-failed.png")
+        panels = page.evaluate("() => window.onceflowDashboard && window.onceflowDashboard.panels")
+        empty = {key: (panels or {}).get(key) for key in keys if not (panels or {}).get(key)}
+        empty |= {k: v for k, v in (panels or {}).items() if v["points"] == 0}
+        pytest.fail(f"charts without points after {DRAWN_WITHIN_S} s: {empty}")
+    state = page.evaluate("() => window.onceflowDashboard")
+    assert state["prometheus"] == "ok"
+    assert page.locator("#banner").is_hidden()
+    assert state["status"].get("api") is True, state["status"]
+    drawn = page.locator(".panel[data-state=ok] canvas").count()
+    assert drawn >= len(keys), f"{drawn} canvases for {len(keys)} panels"
+    _screenshot(page, "dashboard.png")
+
+
+def _complete(journey: dict[str, Any], events: int) -> bool:
+    """The order committed, and each of its events is in Kafka, applied by a committed batch
+    and notified (services.ops.journey's shape)."""
+    return (
+        journey.get("order") is not None
+        and len(journey["events"]) == events
+        and all(
+            e["kafka"]["offset"] is not None
+            and e["batch"] is not None
+            and e["batch"]["committed_at"] is not None
+            and e["notification"]["produced"] is True
+            for e in journey["events"]
+        )
+    )
+
+
+def test_an_orders_journey_shows_every_hop(
+    api: httpx.Client, dashboard_url: str, page: Page
+) -> None:
+    items = [{"sku": "J-1", "quantity": 2, "unit_price_cents": 990}]
+    order = place(api, "dash-journey", "EUR", items)
+    act(api, order["id"], "pay")
+    journey: dict[str, Any] = {}
+
+    def arrived() -> bool:
+        nonlocal journey
+        answer = httpx.get(f"{dashboard_url}/api/journey/{order['id']}", timeout=20)
+        journey = answer.json() if answer.status_code == 200 else {}
+        return bool(journey) and _complete(journey, events=2)
+
+    wait_for(arrived, what=f"every hop of order {order['id']}", timeout=180, interval=2)
+    page.goto(f"{dashboard_url}/#journey={order['id']}")
+    result = page.locator("#journey-result")
+    page.wait_for_selector("#journey-result[data-state=complete]", timeout=30_000)
+    rows = result.locator("li.event")
+    assert rows.count() == 2
+    for event in journey["events"]:
+        row = result.locator(f"li.event[data-event='{event['event_id']}']")
+        for hop in ("api", "kafka", "batch", "notification"):
+            assert row.locator(f"[data-hop={hop}]").get_attribute("data-state") == "done", hop
+        text = row.inner_text()
+        kafka, batch = event["kafka"], event["batch"]
+        assert f"partition {kafka['partition']} · offset {kafka['offset']}" in text
+        assert f"batch {batch['batch_id']}" in text
+        assert event["event_type"] in text
+    assert order["id"] in result.inner_text()
+    result.scroll_into_view_if_needed()
+    _screenshot(page, "dashboard-journey.png")
+
+
+def test_a_malformed_and_an_unknown_order_read_as_sentences(dashboard_url: str, page: Page) -> None:
+    page.goto(dashboard_url)
+    for order_id, status in (
+        ("not-an-order", "422"),
+        ("0193a4b2-0000-7000-8000-000000000000", "404"),
+    ):
+        page.fill("#journey-id", order_id)
+        page.click("#journey-form button")
+        page.wait_for_selector(f"#journey-result[data-status='{status}']", timeout=30_000)
+        text = page.locator("#journey-result").inner_text()
+        assert "Traceback" not in text
+        assert ("UUID" if status == "422" else "no order") in text
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_prometheus_down_reads_as_prometheus_unreachable(page: Page) -> None:
+    """A second dashboard pointed at a port where no Prometheus listens (the stack's own
+    Prometheus keeps running): the page says so within seconds, the charts stay calm."""
+    port, nowhere = _free_port(), _free_port()
+    env = {
+        **os.environ,
+        "ONCEFLOW_DASHBOARD_PORT": str(port),
+        "ONCEFLOW_PROMETHEUS_PORT": str(nowhere),
+        "ONCEFLOW_PROMETHEUS_TIMEOUT_S": "1",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "services.dashboard"],
+        cwd=paths.ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_for(
+            lambda: httpx.get(url + "/healthz").status_code == 200, what="dashboard", timeout=30
+        )
+        started = time.monotonic()
+        page.goto(url)
+        banner = page.locator("#banner")
+        banner.wait_for(state="visible", timeout=15_000)
+        assert "Prometheus unreachable" in banner.inner_text()
+        assert time.monotonic() - started < 15
+        assert page.locator(".panel[data-state=error]").count() == len(PANELS)
+        _screenshot(page, "dashboard-prometheus-down.png")
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
