@@ -5,6 +5,7 @@
 
 (() => {
   const PALETTE = ["#3b6fd8", "#e0803a", "#2ca58d", "#c2457a", "#8a63d2", "#a0a43a", "#4fa3c7"];
+  const HOP_COLOURS = ["#3b6fd8", "#8a63d2", "#e0803a", "#2ca58d", "#c2457a", "#4fa3c7"];
   const JOB_ORDER = ["api", "postgres", "connect", "kafka", "aggregation", "notifications",
     "maintenance", "prometheus"];
   const FETCH_TIMEOUT_MS = 10000;
@@ -117,30 +118,30 @@
   const panels = []; // {spec, root, chartEl, emptyEl, latestEl, plot, labelsKey}
 
   function buildPanels(config) {
-    const hops = $("#hops");
-    let section = null;
-    let grid = null;
-    let hop = null;
+    // One grid in pipeline order; each card names its hop in the hop's colour.
+    const grid = $("#charts");
+    const hops = [...new Set(config.panels.map((p) => p.hop))];
     for (const spec of config.panels) {
-      if (spec.hop !== hop) {
-        hop = spec.hop;
-        grid = el("div", { class: "charts" });
-        section = el("section", { class: "hop", "data-hop": hop },
-          el("h2", { class: "hop-title", text: hop }), grid);
-        hops.append(section);
-      }
-      const latestEl = el("span", { class: "latest" });
+      const colour = HOP_COLOURS[hops.indexOf(spec.hop) % HOP_COLOURS.length];
+      const latestEl = el("span", { class: "latest", title: "latest value" });
       const emptyEl = el("div", { class: "empty", text: "loading…" });
       const chartEl = el("div", { class: "chart" }, emptyEl);
       const root = el("article", {
-        class: "card panel", "data-panel": spec.key, "data-state": "loading", "data-points": "0",
+        class: "card panel", "data-panel": spec.key, "data-hop": spec.hop, "data-state": "loading",
+        "data-points": "0", style: `--hop: ${colour}`,
       },
-      el("h3", {}, latestEl, document.createTextNode(spec.title),
-        el("small", { text: spec.unit.label })),
+      el("div", { class: "panel-head" },
+        el("span", { class: "chip", text: spec.hop }), latestEl),
+      el("h3", { text: spec.title }),
       el("p", { class: "desc", text: spec.description }),
       chartEl);
       grid.append(root);
-      const panel = { spec, root, chartEl, emptyEl, latestEl, plot: null, labelsKey: "" };
+      const panel = { spec, root, chartEl, emptyEl, latestEl, plot: null, labelsKey: "", hovered: false };
+      chartEl.addEventListener("mouseenter", () => { panel.hovered = true; });
+      chartEl.addEventListener("mouseleave", () => {
+        panel.hovered = false;
+        if (panel.plot) panel.plot.setLegend({ idx: panel.plot.data[0].length - 1 });
+      });
       new ResizeObserver(() => {
         if (panel.plot) panel.plot.setSize({ width: chartEl.clientWidth, height: HEIGHT });
       }).observe(chartEl);
@@ -159,6 +160,15 @@
     const css = getComputedStyle(document.documentElement);
     return { axis: css.getPropertyValue("--muted").trim(), grid: css.getPropertyValue("--grid").trim() };
   }
+
+  // Tick steps: whole records, whole milliseconds, powers of two of bytes (no "0.25 records").
+  const decades = (m) => [1, 2, 5].flatMap((k) => Array.from({ length: 12 }, (_, e) => k * 10 ** e))
+    .sort((a, b) => a - b).map((v) => v * m);
+  const INCRS = {
+    records: decades(1),
+    milliseconds: decades(1),
+    bytes: Array.from({ length: 48 }, (_, e) => 2 ** e),
+  };
 
   function makePlot(panel, labels, data) {
     const unit = panel.spec.unit.name;
@@ -186,6 +196,7 @@
           labelFont: "12px system-ui, sans-serif",
           size: 64,
           values: (u, splits) => splits.map((v) => format(unit, v)),
+          ...(INCRS[unit] ? { incrs: INCRS[unit] } : {}),
         },
       ],
       series: [
@@ -235,6 +246,7 @@
     } else {
       panel.plot.setData(data);
     }
+    if (!panel.hovered) panel.plot.setLegend({ idx: xs.length - 1 }); // latest values at rest
     const first = columns[0] || [];
     let last = null;
     for (let i = first.length - 1; i >= 0; i -= 1) if (first[i] !== null) { last = first[i]; break; }
@@ -278,12 +290,16 @@
     } else {
       list.replaceChildren(...alerts.map((a) => {
         const severity = a.labels.severity ? ` · ${a.labels.severity}` : "";
+        const where = Object.entries(a.labels)
+          .filter(([k]) => k !== "alertname" && k !== "severity")
+          .map(([k, v]) => `${k}=${v}`).join(", ");
         const since = a.activeAt ? ago(new Date(a.activeAt)) : "";
         const summary = (a.annotations && (a.annotations.summary || a.annotations.description)) || "";
         return el("li", { class: "alert", "data-state": a.state },
           el("span", { class: "since", text: `${a.state} ${since}` }),
           el("b", { text: a.labels.alertname || "alert" }),
           document.createTextNode(severity),
+          el("span", { class: "where", text: where ? ` ${where}` : "" }),
           el("span", { class: "summary", text: summary }));
       }));
     }
