@@ -70,9 +70,12 @@ def _screenshot(page: Page, name: str) -> Path:
     return path
 
 
-def _post_orders(api: httpx.Client, count: int) -> list[dict[str, Any]]:
+def _post_orders(api: httpx.Client, count: int, over_s: float) -> list[dict[str, Any]]:
+    """Orders spread over several scrapes: a labelled series that appears with its whole count
+    at one scrape has no rate() yet, so a burst alone would leave latency without points."""
     orders = []
     for n in range(count):
+        time.sleep(over_s / count)
         items = [{"sku": f"DASH-{n % 3}", "quantity": 1 + n % 4, "unit_price_cents": 250 * n}]
         order = place(api, f"dash-c{n % 5}", "EUR", items)
         if n % 2:
@@ -84,7 +87,7 @@ def _post_orders(api: httpx.Client, count: int) -> list[dict[str, Any]]:
 def test_every_chart_draws_points_after_orders_pass(
     api: httpx.Client, dashboard_url: str, page: Page
 ) -> None:
-    _post_orders(api, 30)
+    _post_orders(api, 30, over_s=20)
     page.goto(dashboard_url)
     keys = [panel.key for panel in PANELS]
     try:
