@@ -84,15 +84,6 @@ def components(settings: Settings) -> list[Component]:
             ready=lambda: _http_ok(api + "/readyz"),
             where=f"{api} ({api}/docs)",
         ),
-        # The dashboard reads Prometheus and serves a page; nothing depends on it being up.
-        Component(
-            name="dashboard",
-            command=f"{python} -m services.dashboard",
-            ports=(dashboard_port := get_observability_settings().dashboard_port,),
-            ready=lambda: _http_ok(f"http://127.0.0.1:{dashboard_port}/healthz"),
-            where=f"http://127.0.0.1:{dashboard_port} (live plots, order journeys)",
-            stopwait=10,
-        ),
         Component(
             name="maintenance",
             command=f"{python} -m services.maintenance",
@@ -109,4 +100,14 @@ def components(settings: Settings) -> list[Component]:
             start_timeout=180,
         ),
         *notifications,
+        # Last: the dashboard reads Prometheus and serves a page; nothing in the pipeline waits on
+        # it, so a dashboard that fails to start leaves every pipeline component running.
+        Component(
+            name="dashboard",
+            command=f"{python} -m services.dashboard",
+            ports=(dashboard_port := get_observability_settings().dashboard_port,),
+            ready=lambda: _http_ok(f"http://127.0.0.1:{dashboard_port}/healthz"),
+            where=f"http://127.0.0.1:{dashboard_port} (live plots, order journeys)",
+            stopwait=10,
+        ),
     ]
