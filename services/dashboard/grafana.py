@@ -67,11 +67,11 @@ def _status_panels(y: int) -> list[dict[str, Any]]:
     alerts = {
         "type": "alertlist",
         "title": "Firing alerts",
-        "datasource": DATASOURCE,
+        "description": "Prometheus's alert rules (observability/prometheus/rules), as Grafana "
+        "lists a Prometheus data source's rules.",
         "gridPos": {"x": HALF, "y": y, "w": HALF, "h": HEIGHT},
         "options": {
             "alertInstanceLabelFilter": "",
-            "datasource": "prometheus",
             "groupMode": "default",
             "maxItems": 20,
             "showInstances": True,
