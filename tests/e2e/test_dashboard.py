@@ -16,15 +16,15 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from onceflow import paths
 from onceflow.settings import get_observability_settings
 from services.dashboard.panels import PANELS
 from stack.waiting import wait_for
 from tests.e2e.orders import act, place
+from tests.integration.dashboard.browser import chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = paths.STATE / "artifacts"
 # Rates need two scrapes after the orders, the job a micro-batch, notifications a transaction.
 DRAWN_WITHIN_S = 180
@@ -37,21 +37,18 @@ ALL_DRAWN = """keys => {
 @pytest.fixture(scope="module")
 def dashboard_url() -> str:
     url = f"http://127.0.0.1:{get_observability_settings().dashboard_port}"
-    assert httpx.get(url + "/healthz", timeout=5).status_code == 200, (
-        f"the dashboard does not answer at {url}: run `make up`"
-    )
+    try:
+        healthy = httpx.get(url + "/healthz", timeout=5).status_code == 200
+    except httpx.TransportError:
+        healthy = False
+    assert healthy, f"the dashboard does not answer at {url}: run `make up`"
     return url
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    assert CHROMIUM.is_file(), (
-        f"{CHROMIUM} is missing: `make up` installs Debian's chromium (apt-get install chromium)"
-    )
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM))
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture

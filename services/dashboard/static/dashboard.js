@@ -132,7 +132,7 @@
       },
       el("div", { class: "panel-head" },
         el("span", { class: "chip", text: spec.hop }), latestEl),
-      el("h3", { text: spec.title }),
+      el("h3", {}, document.createTextNode(spec.title), el("small", { text: spec.unit.label })),
       el("p", { class: "desc", text: spec.description }),
       chartEl);
       grid.append(root);
@@ -182,6 +182,7 @@
       width: panel.chartEl.clientWidth || 400,
       height: HEIGHT,
       cursor: { drag: { x: false, y: false } },
+      hooks: { ready: [(u) => u.setLegend({ idx: u.data[0].length - 1 })] },
       legend: { live: true },
       scales: {
         x: { time: true },
@@ -332,9 +333,12 @@
     const down = outcomes.find((o) => o.status === "rejected" && o.reason instanceof Unreachable);
     const stamp = $("#refreshed");
     if (down) {
-      const detail = down.reason.message;
+      const detail = down.reason.message.replace(/^Prometheus unreachable:?\s*/, "");
       const server = detail.startsWith("the dashboard server");
       showBanner(server ? "Dashboard server unreachable" : "Prometheus unreachable", "— " + detail);
+      for (const list of [$("#status-tiles"), $("#alert-list")]) {
+        list.replaceChildren(el("li", { class: "muted", text: "unknown while Prometheus is unreachable" }));
+      }
       state.prometheus = server ? "unknown" : "unreachable";
       for (const panel of panels) {
         if (panel.root.dataset.state === "loading") {

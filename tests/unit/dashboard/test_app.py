@@ -4,12 +4,9 @@
 that never answers), so the proxy's timeouts and errors are the ones a browser would see.
 """
 
-import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from uuid import UUID
 
@@ -19,6 +16,7 @@ from fastapi.testclient import TestClient
 from onceflow.settings import ObservabilitySettings, Settings
 from services.dashboard.app import create_app
 from services.dashboard.routers import page
+from tests.unit.dashboard.fakes import closed_port, fake_prometheus
 
 ORDER = UUID("0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8b")
 JOURNEY = {"order_id": str(ORDER), "events": [{"partition": 1, "offset": 7}]}
@@ -37,33 +35,10 @@ def _client(port: int, timeout_s: float = 1.0) -> TestClient:
     return TestClient(create_app(obs=obs, settings=Settings(), lookup=_lookup))
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
-class _FakePrometheus(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = json.dumps({"status": "success", "data": {"path": self.path}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_: object) -> None:
-        pass
-
-
 @pytest.fixture
 def prometheus() -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakePrometheus)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with fake_prometheus() as port:
+        yield port
 
 
 @pytest.fixture
@@ -76,7 +51,7 @@ def silent_port() -> Iterator[int]:
 
 
 def test_the_page_its_files_and_the_panels_are_served() -> None:
-    with _client(_closed_port()) as client:
+    with _client(closed_port()) as client:
         html = client.get("/")
         assert html.status_code == 200
         assert "Order journey" in html.text
@@ -91,7 +66,7 @@ def test_the_page_its_files_and_the_panels_are_served() -> None:
 def test_the_chart_library_comes_from_node_modules_or_a_sentence_says_how_to_get_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
-    with _client(_closed_port()) as client:
+    with _client(closed_port()) as client:
         assert client.get("/vendor/other.js").status_code == 404
         monkeypatch.setattr(page, "VENDOR", {"uPlot.iife.min.js": tmp_path / "missing.js"})
         missing = client.get("/vendor/uPlot.iife.min.js")
@@ -102,15 +77,18 @@ def test_the_chart_library_comes_from_node_modules_or_a_sentence_says_how_to_get
 
 def test_prometheus_answers_pass_through(prometheus: int) -> None:
     with _client(prometheus) as client:
-        answer = client.get("/api/prom/query_range", params={"query": "up", "step": "5"})
+        params = {"query": "up", "start": "0", "end": "10", "step": "5"}
+        answer = client.get("/api/prom/query_range", params=params)
         assert answer.status_code == 200
-        assert answer.json()["data"]["path"] == "/api/v1/query_range?query=up&step=5"
+        data = answer.json()["data"]
+        assert data["path"] == "/api/v1/query_range?query=up&start=0&end=10&step=5"
+        assert len(data["result"][0]["values"]) == 3
         assert client.get("/api/prom/alerts").json()["data"]["path"] == "/api/v1/alerts"
         assert client.get("/api/prom/admin/tsdb/delete_series").status_code == 404
 
 
 def test_prometheus_down_is_one_sentence_not_a_trace() -> None:
-    with _client(_closed_port()) as client:
+    with _client(closed_port()) as client:
         answer = client.get("/api/prom/query", params={"query": "up"})
     assert answer.status_code == 502
     assert answer.headers["content-type"] == "application/problem+json"
@@ -131,7 +109,7 @@ def test_a_silent_prometheus_is_reported_within_its_timeout(silent_port: int) ->
 
 @pytest.mark.parametrize("order_id", ["42", "not-a-uuid", "0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8"])
 def test_a_malformed_order_id_is_a_readable_422(order_id: str) -> None:
-    with _client(_closed_port()) as client:
+    with _client(closed_port()) as client:
         answer = client.get(f"/api/journey/{order_id}")
     assert answer.status_code == 422
     assert answer.headers["content-type"] == "application/problem+json"
@@ -139,7 +117,7 @@ def test_a_malformed_order_id_is_a_readable_422(order_id: str) -> None:
 
 
 def test_journeys_known_unknown_and_unavailable() -> None:
-    with _client(_closed_port()) as client:
+    with _client(closed_port()) as client:
         assert client.get(f"/api/journey/{ORDER}").json() == JOURNEY
         unknown = client.get("/api/journey/0193a4b2-7c1d-7e3f-9a2b-000000000000")
         assert unknown.status_code == 404
@@ -150,7 +128,7 @@ def test_journeys_known_unknown_and_unavailable() -> None:
 
 
 def test_unknown_paths_are_problems() -> None:
-    with _client(_closed_port()) as client:
+    with _client(closed_port()) as client:
         answer = client.get("/nope")
     assert answer.status_code == 404
     assert answer.headers["content-type"] == "application/problem+json"
