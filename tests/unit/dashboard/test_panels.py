@@ -79,4 +79,8 @@ def test_grafana_provisioning_points_at_the_dashboard_and_prometheus() -> None:
     assert (prometheus["uid"], prometheus["url"]) == ("prometheus", "http://prometheus:9090")
     provider = yaml.safe_load((base / "dashboards" / "onceflow.yml").read_text())
     [files] = provider["providers"]
-    assert (files["type"], files["options"]["path"]) == ("file", "/var/lib/grafana/dashboards")
+    assert files["type"] == "file"
+    # The provider reads the folder where compose's Grafana mounts observability/grafana/dashboards.
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    mounts = dict(volume.split(":")[:2] for volume in compose["services"]["grafana"]["volumes"])
+    assert files["options"]["path"] == mounts["./observability/grafana/dashboards"]
