@@ -13,6 +13,7 @@ from onceflow.settings import (
 )
 from stack import prometheus
 from stack.components import components
+from stack.supervisor import render_config
 
 
 def _local(**overrides: object) -> dict[str, list[str]]:
@@ -89,3 +90,13 @@ def test_every_metrics_port_binds_to_loopback() -> None:
 def test_observability_starts_after_the_pipeline() -> None:
     names = [c.name for c in components(Settings())]
     assert names[-2:] == ["postgres-exporter", "prometheus"]
+
+
+def test_only_the_exporter_gets_the_monitor_connection() -> None:
+    settings = Settings()
+    conf = render_config(components(settings), settings)
+    sections = {s.split("]", 1)[0]: s for s in conf.split("\n[") if s.startswith("program:")}
+    exporter = sections["program:postgres-exporter"]
+    assert f'environment=DATA_SOURCE_NAME="{settings.dsn("monitor")}?sslmode=disable"' in exporter
+    others = [text for name, text in sections.items() if name != "program:postgres-exporter"]
+    assert not any("DATA_SOURCE_NAME" in text for text in others)
