@@ -133,6 +133,8 @@ def fenced() -> Iterator[str]:
     finally:
         for future in admin.delete_topics([name]).values():
             future.result(timeout=30)
+        for future in admin.delete_consumer_groups([name]).values():
+            future.result(timeout=30)
 
 
 @pytest.mark.parametrize("request_type", TXN_REQUESTS)
