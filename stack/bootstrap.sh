@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the local stack needs and is missing: PostgreSQL 15, Prometheus, its PostgreSQL
 # exporter and Chromium (Debian packages), the Python venv (pinned, from PyPI) and the JVM
-# components (Maven Central). Safe to run again: it skips
-# whatever is already in place. Each failure ends with one sentence saying what to do.
+# components (Maven Central). Safe to run again: it skips whatever is already in place. Each
+# failure ends with one sentence saying what to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
