@@ -7,8 +7,13 @@ from dataclasses import dataclass
 import httpx
 
 from onceflow import paths
-from onceflow.settings import Settings, get_notification_settings, get_retention_settings
-from stack import jvm, postgres
+from onceflow.settings import (
+    Settings,
+    get_notification_settings,
+    get_observability_settings,
+    get_retention_settings,
+)
+from stack import jvm, postgres, prometheus
 from stack.waiting import port_open
 
 
@@ -25,6 +30,8 @@ class Component:
     stopsignal: str = "TERM"
     stopwait: int = 60
     start_timeout: float = 120
+    # Variables for this process only (on top of the settings every process gets).
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def _http_ok(url: str) -> bool:
@@ -38,6 +45,8 @@ def components(settings: Settings) -> list[Component]:
     api = f"http://{settings.api_host}:{settings.api_port}"
     python = paths.VENV_BIN / "python"
     retention, notify = get_retention_settings(), get_notification_settings()
+    observe = get_observability_settings()
+    prometheus_url = observe.prometheus_url
     notifications = [
         Component(
             name=f"notifications-{n}",
@@ -63,17 +72,17 @@ def components(settings: Settings) -> list[Component]:
         ),
         Component(
             name="kafka",
-            command=jvm.kafka_command(),
-            ports=(int(kafka_port), jvm.CONTROLLER_PORT),
+            command=jvm.kafka_command(observe.kafka_jmx_port),
+            ports=(int(kafka_port), jvm.CONTROLLER_PORT, observe.kafka_jmx_port),
             ready=lambda: port_open(kafka_host, int(kafka_port)),
-            where=settings.kafka_bootstrap,
+            where=f"{settings.kafka_bootstrap}, metrics http://127.0.0.1:{observe.kafka_jmx_port}",
         ),
         Component(
             name="connect",
-            command=jvm.connect_command(),
-            ports=(connect_port,),
+            command=jvm.connect_command(observe.connect_jmx_port),
+            ports=(connect_port, observe.connect_jmx_port),
             ready=lambda: _http_ok(settings.connect_url + "/connectors"),
-            where=settings.connect_url,
+            where=f"{settings.connect_url}, metrics http://127.0.0.1:{observe.connect_jmx_port}",
             start_timeout=180,
         ),
         Component(
@@ -99,4 +108,20 @@ def components(settings: Settings) -> list[Component]:
             start_timeout=180,
         ),
         *notifications,
+        # Observability last: nothing in the pipeline waits on it (docs/observability.md).
+        Component(
+            name="postgres-exporter",
+            command=prometheus.exporter_command(observe),
+            ports=(observe.pg_exporter_port,),
+            ready=functools.partial(port_open, "127.0.0.1", observe.pg_exporter_port),
+            where=f"metrics http://127.0.0.1:{observe.pg_exporter_port}/metrics",
+            env=tuple(prometheus.exporter_env(settings).items()),
+        ),
+        Component(
+            name="prometheus",
+            command=prometheus.server_command(observe),
+            ports=(observe.prometheus_port,),
+            ready=lambda: _http_ok(prometheus_url + "/-/ready"),
+            where=prometheus_url,
+        ),
     ]
