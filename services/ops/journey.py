@@ -22,7 +22,7 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
-from confluent_kafka import Consumer, KafkaException, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from onceflow.settings import NotificationSettings, Settings, get_notification_settings
 from services.notifications.transform import notification_id
@@ -192,6 +192,8 @@ def committed_offsets(
             "group.id": notify.notify_group,
             "enable.auto.commit": False,
             "socket.timeout.ms": max(1000, int(timeout * 1000)),
+            # An unreachable broker is reported once, in Journey.notes, not logged per retry.
+            "log_level": 0,
         }
     )
     try:
@@ -229,9 +231,11 @@ def journey(
             kafka_timeout,
         )
     except KafkaException as exc:
+        error = exc.args[0] if exc.args else exc
+        reason = error.str() if isinstance(error, KafkaError) else str(error)
         notes.append(
             f"Kafka did not say which notifications were produced within {kafka_timeout:g} s "
-            f"({exc.args[0] if exc.args else exc}): `produced` is unknown"
+            f"({reason}): whether they were is unknown"
         )
     events = tuple(_hop(row, offsets, known=not notes) for row in rows)
     status, created_at, updated_at = order if order is not None else (None, None, None)

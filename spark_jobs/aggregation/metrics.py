@@ -6,6 +6,7 @@ Spark and Postgres seconds, the newest event applied). Recording is a few in-mem
 the HTTP server runs on its own daemon thread, so a scrape never touches a batch.
 """
 
+import logging
 import math
 import time
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from spark_jobs.aggregation.sink import BatchResult
 if TYPE_CHECKING:
     from spark_jobs.aggregation.listener import ProgressValues
 
+log = logging.getLogger("onceflow.aggregation.metrics")
 PREFIX = "onceflow_aggregation_"
 SECONDS_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
@@ -102,7 +104,14 @@ class JobMetrics:
         self.processed_rate.set(0)
 
     def observe_batch(self, result: BatchResult) -> None:
-        """What the sink did with one micro-batch (a skipped replay changes no count)."""
+        """What the sink did with one micro-batch (a skipped replay changes no count). Runs
+        after the batch's commit: a failure here is logged, never raised into the batch."""
+        try:
+            self._observe_batch(result)
+        except Exception:
+            log.exception("could not record batch %d", result.batch_id)
+
+    def _observe_batch(self, result: BatchResult) -> None:
         self.last_batch.set(time.time())
         if result.newest_event_at is not None:
             self.newest_event_at = result.newest_event_at

@@ -52,6 +52,11 @@ def record_at(settings: Settings, partition: int, offset: int) -> dict[str, Any]
 def test_trace_follows_an_order_through_every_hop(
     api: httpx.Client, settings: Settings, analyst: psycopg.Connection[tuple[object, ...]]
 ) -> None:
+    journeys = analyst.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = 'analytics'"
+        " AND table_name = 'applied_events' AND column_name = 'order_id'"
+    ).fetchone()
+    assert journeys, "the stack's database lacks migration 0009 (journeys): `make up` this code"
     items = [{"sku": "TRACE-1", "quantity": 2, "unit_price_cents": 150}]
     placed = place(api, f"trace-{uuid.uuid4().hex[:12]}", "EUR", items)
     paid = act(api, placed["id"], "pay")

@@ -162,3 +162,10 @@ def test_a_busy_port_is_a_readable_error_and_a_free_one_serves() -> None:
     with urllib.request.urlopen(f"http://127.0.0.1:{free}/metrics", timeout=5) as response:
         body = response.read().decode()
     assert f'onceflow_aggregation_offsets_behind{{partition="1",topic="{TOPIC}"}} 60.0' in body
+
+
+def test_a_failure_to_record_a_batch_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
+    metrics = JobMetrics(CollectorRegistry())
+    broken = BatchResult("q", 1, records=1, events_new=0, late_events=1)  # impossible: -1 new
+    metrics.observe_batch(broken)
+    assert "could not record batch 1" in caplog.text

@@ -1,11 +1,14 @@
-"""Journey.as_dict(): plain JSON types, ISO 8601 UTC times; order ids are UUIDs."""
+"""Journey.as_dict(): plain JSON types, ISO 8601 UTC times; order ids are UUIDs; Kafka not
+answering leaves `produced` unknown (the databases are stubbed here)."""
 
 import json
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from onceflow.settings import NotificationSettings, Settings
 from services.notifications.transform import notification_id
+from services.ops import journey as journey_module
 from services.ops.journey import Batch, EventHop, Journey, Notification, _hop, parse_order_id
 
 T0 = datetime(2026, 11, 23, 13, 0, 0, 123456, tzinfo=UTC)
@@ -66,3 +69,28 @@ def test_order_ids_are_canonical_uuids() -> None:
     assert parse_order_id(ORDER.upper()) == ORDER
     with pytest.raises(ValueError, match="is not an order id"):
         parse_order_id("order-42")
+
+
+def test_kafka_not_answering_leaves_produced_unknown_with_a_note(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    row = (EVENT, "OrderPlaced", T0, 0, 3, T0, "q", 1, T0)
+    monkeypatch.setattr(journey_module, "_order_row", lambda _s, _o: ("PLACED", T0, T0))
+    monkeypatch.setattr(journey_module, "_event_rows", lambda _s, _o: [row])
+    nowhere = Settings(kafka_bootstrap="127.0.0.1:1")  # nothing listens on port 1
+    found = journey_module.journey(
+        settings=nowhere, order_id=ORDER, notify=NotificationSettings(), kafka_timeout=1
+    )
+    assert found is not None
+    assert [e.notification.produced for e in found.events] == [None]
+    (note,) = found.notes
+    assert note.startswith("Kafka did not say which notifications were produced within 1 s")
+    assert found.as_dict()["events"][0]["notification"]["produced"] is None
+
+
+def test_an_order_neither_the_api_nor_the_job_knows_is_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(journey_module, "_order_row", lambda _s, _o: None)
+    monkeypatch.setattr(journey_module, "_event_rows", lambda _s, _o: [])
+    assert journey_module.journey(settings=Settings(), order_id=ORDER) is None
