@@ -3,12 +3,14 @@
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 
 from onceflow import paths
 from onceflow.settings import (
     Settings,
+    get_aggregation_settings,
     get_notification_settings,
     get_observability_settings,
     get_retention_settings,
@@ -36,6 +38,20 @@ class Component:
 
 def _http_ok(url: str) -> bool:
     return httpx.get(url, timeout=2).status_code == 200
+
+
+def _aggregation(python: Path) -> Component:
+    """The job is ready when its metrics port answers; the Spark UI is where it runs when on."""
+    agg, metrics_port = get_aggregation_settings(), get_observability_settings().agg_metrics_port
+    ui = f"http://{agg.agg_ui_host}:{agg.agg_ui_port}"
+    return Component(
+        name="aggregation",
+        command=f"{python} -m spark_jobs.aggregation",
+        ports=(metrics_port, agg.agg_ui_port) if agg.agg_ui_enabled else (metrics_port,),
+        ready=functools.partial(port_open, "127.0.0.1", metrics_port),
+        where=f"Spark UI {ui}" if agg.agg_ui_enabled else f"metrics :{metrics_port}",
+        start_timeout=180,
+    )
 
 
 def components(settings: Settings) -> list[Component]:
@@ -99,14 +115,7 @@ def components(settings: Settings) -> list[Component]:
             ready=lambda: port_open("127.0.0.1", retention.maintenance_metrics_port),
             where=f"metrics http://127.0.0.1:{retention.maintenance_metrics_port}/metrics",
         ),
-        Component(
-            name="aggregation",
-            command=f"{python} -m spark_jobs.aggregation",
-            ports=(4040,),
-            ready=lambda: port_open("127.0.0.1", 4040),
-            where="Spark UI http://127.0.0.1:4040",
-            start_timeout=180,
-        ),
+        _aggregation(python),
         *notifications,
         # Observability last: nothing in the pipeline waits on it (docs/observability.md).
         Component(

@@ -68,7 +68,8 @@ def run(*, backfill: bool = False, reset: bool = False) -> int:
     watermarks = None
     metrics = JobMetrics()
     try:
-        serve(get_observability_settings().agg_metrics_port)
+        observe = get_observability_settings()
+        serve(observe.agg_metrics_port, host=observe.metrics_host)
     except MetricsPortError as exc:
         log.error("%s", exc)
         return 2

@@ -127,13 +127,14 @@ class JobMetrics:
         self.sink_seconds.labels("postgres").observe(result.postgres_seconds)
 
 
-def serve(port: int, registry: CollectorRegistry = REGISTRY) -> None:
-    """Serve `registry` on http://127.0.0.1:<port>/metrics from a daemon thread;
-    MetricsPortError when the port cannot be bound."""
+def serve(port: int, registry: CollectorRegistry = REGISTRY, host: str = "127.0.0.1") -> None:
+    """Serve `registry` on http://<host>:<port>/metrics from a daemon thread (host is
+    ONCEFLOW_METRICS_HOST: loopback locally, 0.0.0.0 in a container); MetricsPortError when the
+    port cannot be bound."""
     try:
-        start_http_server(port, addr="127.0.0.1", registry=registry)
+        start_http_server(port, addr=host, registry=registry)
     except OSError as exc:
         raise MetricsPortError(
-            f"cannot serve metrics on 127.0.0.1:{port}: {exc.strerror or exc} (is another "
+            f"cannot serve metrics on {host}:{port}: {exc.strerror or exc} (is another "
             "aggregation job running? stop it, or set ONCEFLOW_AGG_METRICS_PORT)"
         ) from exc
