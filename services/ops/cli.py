@@ -9,12 +9,14 @@ from onceflow.settings import get_retention_settings, get_settings
 from services.maintenance.runner import run_once
 from services.maintenance.tasks import Windows
 from services.ops import clients_cli, connect_api, lag
+from services.ops.trace_cli import trace
 
 app = typer.Typer(
     help="Operate Onceflow: the connector, lag, maintenance and API clients.", no_args_is_help=True
 )
 console = Console(width=120)
 app.add_typer(clients_cli.app, name="clients")
+app.command()(trace)
 
 
 def _run_connect(action: str) -> None:
