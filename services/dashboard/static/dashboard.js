@@ -88,7 +88,7 @@
     if (a === 0) return "0 s";
     if (a < 1e-3) return trim(v * 1e6, 0) + " µs";
     if (a < 1) return trim(v * 1e3, a < 0.01 ? 1 : 0) + " ms";
-    if (a < 120) return trim(v, 1) + " s";
+    if (a < 600) return trim(v, a < 10 ? 1 : 0) + " s";
     if (a < 7200) return trim(v / 60, 1) + " min";
     return trim(v / 3600, 1) + " h";
   };
