@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the local stack needs and is missing: PostgreSQL 15, Prometheus, its PostgreSQL
-# exporter and Chromium (Debian packages), the Python venv (pinned, from PyPI) and the JVM
-# components (Maven Central). Safe to run again: it skips whatever is already in place. Each
-# failure ends with one sentence saying what to do.
+# exporter, Chromium and npm (Debian packages), the Python venv (pinned, from PyPI), the
+# dashboard's chart library (npm) and the JVM components (Maven Central). Safe to run again: it
+# skips whatever is already in place. Each failure ends with one sentence saying what to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,12 +30,14 @@ if [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
 fi
 
 # Prometheus and its PostgreSQL exporter run as stack components (docs/observability.md);
-# Chromium renders the dashboard headless (screenshots in tests and reports).
+# Chromium renders the dashboard headless (screenshots in tests and reports); npm installs the
+# dashboard's chart library.
 missing=()
 command -v prometheus >/dev/null || missing+=(prometheus)
 command -v promtool >/dev/null || missing+=(prometheus)
 command -v prometheus-postgres-exporter >/dev/null || missing+=(prometheus-postgres-exporter)
 command -v chromium >/dev/null || missing+=(chromium)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
   [ "$(id -u)" -eq 0 ] || die "${missing[*]} missing: run make up as root once (it apt-installs them)."
@@ -64,7 +66,6 @@ if [ ! -f "$stamp" ]; then
 fi
 
 # The dashboard's chart library, pinned by services/dashboard/package-lock.json (no build step).
-command -v npm >/dev/null || die "npm is not on PATH: install Node.js 18+ and npm (apt-get install nodejs npm), then run make up again."
 npm_stamp=services/dashboard/node_modules/.installed-$(sha256sum services/dashboard/package-lock.json | cut -c1-16)
 if [ ! -f "$npm_stamp" ]; then
   echo "installing the dashboard's chart library (npm ci)"
