@@ -142,7 +142,8 @@ def test_a_paused_connector_fires_and_resuming_clears_it(
         assert alert.labels["connector"] == settings.connector_name
         assert alert.runbook == "docs/operations.md#connectorpausedtoolong"
         assert "ConnectorPausedTooLong" in _ops_alerts(prometheus, monkeypatch)
-        assert not _firing(prometheus, "ConnectorNotRunning")  # paused is not a failure
+        for failure in ("ConnectorNotRunning", "ConnectorTaskNotRunning"):
+            assert not _firing(prometheus, failure)  # paused is not a failure
     finally:
         connect_api.resume(settings=settings)
     wait_for(lambda: _connector_state(settings) == "RUNNING", what="connector resumed", timeout=120)
