@@ -93,7 +93,7 @@ def partition_lags(
 ) -> list[PartitionLag]:
     """Each partition of `topic` against `applied` (partition -> last applied offset; a
     partition missing from it was never applied and counts from its first offset)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(_client_config(bootstrap))
     metadata = admin.list_topics(topic, timeout=timeout).topics[topic]
     if metadata.error is not None:
         raise LagError(f"topic {topic} cannot be read: {metadata.error.str()}")
@@ -122,6 +122,12 @@ def _behind(stable_offset: int, first_unread: int | None) -> int:
     return 0 if first_unread is None else stable_offset - first_unread
 
 
+def _client_config(bootstrap: str) -> dict[str, str | int | float | bool]:
+    # librdkafka logs every failed connection attempt to stderr; an unreachable Kafka is said
+    # once, by the KafkaException the call raises (services/ops/output.py).
+    return {"bootstrap.servers": bootstrap, "log_level": 2}
+
+
 def _offsets(
     admin: AdminClient,
     topic: str,
@@ -146,7 +152,7 @@ def first_committed(
     A partition that does not answer within `timeout` counts from its position."""
     consumer = Consumer(
         {
-            "bootstrap.servers": bootstrap,
+            **_client_config(bootstrap),
             "group.id": "onceflow-ops",
             "isolation.level": "read_committed",
             "enable.partition.eof": True,

@@ -55,3 +55,23 @@ def test_clients_list() -> None:
     doc = ops_json("clients", "list")
     assert "local-dev" in {client["name"] for client in doc}
     assert all("key" not in client for client in doc)
+
+
+@pytest.mark.parametrize(
+    ("command", "down", "says"),
+    [
+        (["status"], {"connect_url": "http://127.0.0.1:1"}, "Kafka Connect at"),
+        (["lag"], {"kafka_bootstrap": "127.0.0.1:1"}, "Kafka is unreachable"),
+        (["lag"], {"pg_port": 1}, "the database is unreachable"),
+    ],
+)
+def test_a_component_down_is_one_sentence(
+    monkeypatch: pytest.MonkeyPatch, command: list[str], down: dict[str, object], says: str
+) -> None:
+    settings = get_settings().model_copy(update=down)
+    monkeypatch.setattr("services.ops.cli.get_settings", lambda: settings)
+    result = runner.invoke(app, [*command, "--json"])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert says in result.stderr
+    assert "Traceback" not in result.stderr
