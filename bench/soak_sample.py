@@ -24,7 +24,7 @@ TABLES = (
 COMPONENTS = ("postgres", "kafka", "connect", "api", "maintenance", "aggregation")
 
 
-def _tree(root: int) -> list[int]:
+def process_tree(root: int) -> list[int]:
     """root and all its descendants (uvicorn workers, the Spark JVM under its Python driver)."""
     parents: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -41,7 +41,7 @@ def _tree(root: int) -> list[int]:
     return found
 
 
-def _process(pid: int) -> tuple[int, int]:
+def process_usage(pid: int) -> tuple[int, int]:
     """(PSS bytes, open file descriptors) of one process, 0s when it is gone. PSS splits shared
     pages among their users: Postgres' shared buffers, counted once per backend by RSS, made a
     component of many processes look as if it grew with its connections."""
@@ -95,8 +95,8 @@ def sample(settings: Settings) -> dict[str, float]:
     info = {p["name"]: p["pid"] for p in supervisor.proxy().supervisor.getAllProcessInfo()}
     for name in COMPONENTS:
         rss, fds = 0, 0
-        for pid in _tree(int(info.get(name, 0))) if info.get(name) else []:
-            r, f = _process(pid)
+        for pid in process_tree(int(info.get(name, 0))) if info.get(name) else []:
+            r, f = process_usage(pid)
             rss, fds = rss + r, fds + f
         values[f"pss {name}"], values[f"fds {name}"] = float(rss), float(fds)
     return values

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the local stack needs and is missing: PostgreSQL 15 (Debian packages), the Python
-# venv (pinned, from PyPI) and the JVM components (Maven Central). Safe to run again: it skips
-# whatever is already in place. Each failure ends with one sentence saying what to do.
+# Installs what the local stack needs and is missing: PostgreSQL 15, Prometheus, its PostgreSQL
+# exporter and Chromium (Debian packages), the Python venv (pinned, from PyPI) and the JVM
+# components (Maven Central). Safe to run again: it skips whatever is already in place. Each
+# failure ends with one sentence saying what to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,30 @@ if [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
   apt-get update -qq >/dev/null || die "apt-get update failed: check the Debian package mirror, then run make up again."
   apt-get install -y -qq -o Dpkg::Options::=--force-confold postgresql-15 >/dev/null ||
     die "apt-get install postgresql-15 failed: see the output above, then run make up again."
+fi
+
+# Prometheus and its PostgreSQL exporter run as stack components (docs/observability.md);
+# Chromium renders the dashboard headless (screenshots in tests and reports).
+missing=()
+command -v prometheus >/dev/null || missing+=(prometheus)
+command -v promtool >/dev/null || missing+=(prometheus)
+command -v prometheus-postgres-exporter >/dev/null || missing+=(prometheus-postgres-exporter)
+command -v chromium >/dev/null || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  [ "$(id -u)" -eq 0 ] || die "${missing[*]} missing: run make up as root once (it apt-installs them)."
+  echo "installing ${missing[*]} from Debian packages"
+  export DEBIAN_FRONTEND=noninteractive
+  # The stack supervises its own Prometheus and exporter: keep the packages' services from
+  # starting on the same ports (invoke-rc.d asks policy-rc.d; 101 = "not now").
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod 755 /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  apt-get update -qq >/dev/null || die "apt-get update failed: check the Debian package mirror, then run make up again."
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    die "apt-get install ${missing[*]} failed: see the output above, then run make up again."
 fi
 
 stamp=.venv/.installed-$(cat pyproject.toml requirements.lock 2>/dev/null | sha256sum | cut -c1-16)

@@ -8,8 +8,13 @@ from rich.console import Console
 from rich.table import Table
 
 from onceflow import paths
-from onceflow.settings import get_notification_settings, get_retention_settings, get_settings
-from stack import api_key, connector, jvm, postgres, preflight, supervisor, topics
+from onceflow.settings import (
+    get_notification_settings,
+    get_observability_settings,
+    get_retention_settings,
+    get_settings,
+)
+from stack import api_key, connector, jvm, postgres, preflight, prometheus, supervisor, topics
 from stack.components import Component, components
 from stack.waiting import NotReadyError, wait_for
 
@@ -64,6 +69,9 @@ def _after(component: Component) -> None:
         _topics()
     elif component.name == "connect":
         connector.register(settings)
+    elif component.name == "prometheus":
+        # Already running: pick up the config rendered by this `make up` and the current rules.
+        supervisor.signal("prometheus", "HUP")
 
 
 @app.command()
@@ -76,6 +84,12 @@ def up() -> None:
         paths.ensure_dirs()
         postgres.init_cluster()
         jvm.format_kafka_storage()
+        prometheus.write_local(
+            settings,
+            get_observability_settings(),
+            get_notification_settings(),
+            get_retention_settings(),
+        )
         supervisor.start_or_update(supervisor.render_config(parts, settings))
         for component in parts:
             _start(component)

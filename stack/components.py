@@ -3,12 +3,19 @@
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 
 from onceflow import paths
-from onceflow.settings import Settings, get_notification_settings, get_retention_settings
-from stack import jvm, postgres
+from onceflow.settings import (
+    Settings,
+    get_aggregation_settings,
+    get_notification_settings,
+    get_observability_settings,
+    get_retention_settings,
+)
+from stack import jvm, postgres, prometheus
 from stack.waiting import port_open
 
 
@@ -25,10 +32,26 @@ class Component:
     stopsignal: str = "TERM"
     stopwait: int = 60
     start_timeout: float = 120
+    # Variables for this process only (on top of the settings every process gets).
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def _http_ok(url: str) -> bool:
     return httpx.get(url, timeout=2).status_code == 200
+
+
+def _aggregation(python: Path) -> Component:
+    """The job is ready when its metrics port answers; the Spark UI is where it runs when on."""
+    agg, metrics_port = get_aggregation_settings(), get_observability_settings().agg_metrics_port
+    ui = f"http://{agg.agg_ui_host}:{agg.agg_ui_port}"
+    return Component(
+        name="aggregation",
+        command=f"{python} -m spark_jobs.aggregation",
+        ports=(metrics_port, agg.agg_ui_port) if agg.agg_ui_enabled else (metrics_port,),
+        ready=functools.partial(port_open, "127.0.0.1", metrics_port),
+        where=f"Spark UI {ui}" if agg.agg_ui_enabled else f"metrics :{metrics_port}",
+        start_timeout=180,
+    )
 
 
 def components(settings: Settings) -> list[Component]:
@@ -38,6 +61,8 @@ def components(settings: Settings) -> list[Component]:
     api = f"http://{settings.api_host}:{settings.api_port}"
     python = paths.VENV_BIN / "python"
     retention, notify = get_retention_settings(), get_notification_settings()
+    observe = get_observability_settings()
+    prometheus_url = observe.prometheus_url
     notifications = [
         Component(
             name=f"notifications-{n}",
@@ -63,17 +88,17 @@ def components(settings: Settings) -> list[Component]:
         ),
         Component(
             name="kafka",
-            command=jvm.kafka_command(),
-            ports=(int(kafka_port), jvm.CONTROLLER_PORT),
+            command=jvm.kafka_command(observe.kafka_jmx_port),
+            ports=(int(kafka_port), jvm.CONTROLLER_PORT, observe.kafka_jmx_port),
             ready=lambda: port_open(kafka_host, int(kafka_port)),
-            where=settings.kafka_bootstrap,
+            where=f"{settings.kafka_bootstrap}, metrics http://127.0.0.1:{observe.kafka_jmx_port}",
         ),
         Component(
             name="connect",
-            command=jvm.connect_command(),
-            ports=(connect_port,),
+            command=jvm.connect_command(observe.connect_jmx_port),
+            ports=(connect_port, observe.connect_jmx_port),
             ready=lambda: _http_ok(settings.connect_url + "/connectors"),
-            where=settings.connect_url,
+            where=f"{settings.connect_url}, metrics http://127.0.0.1:{observe.connect_jmx_port}",
             start_timeout=180,
         ),
         Component(
@@ -90,13 +115,22 @@ def components(settings: Settings) -> list[Component]:
             ready=lambda: port_open("127.0.0.1", retention.maintenance_metrics_port),
             where=f"metrics http://127.0.0.1:{retention.maintenance_metrics_port}/metrics",
         ),
-        Component(
-            name="aggregation",
-            command=f"{python} -m spark_jobs.aggregation",
-            ports=(4040,),
-            ready=lambda: port_open("127.0.0.1", 4040),
-            where="Spark UI http://127.0.0.1:4040",
-            start_timeout=180,
-        ),
+        _aggregation(python),
         *notifications,
+        # Observability last: nothing in the pipeline waits on it (docs/observability.md).
+        Component(
+            name="postgres-exporter",
+            command=prometheus.exporter_command(observe),
+            ports=(observe.pg_exporter_port,),
+            ready=functools.partial(port_open, "127.0.0.1", observe.pg_exporter_port),
+            where=f"metrics http://127.0.0.1:{observe.pg_exporter_port}/metrics",
+            env=tuple(prometheus.exporter_env(settings).items()),
+        ),
+        Component(
+            name="prometheus",
+            command=prometheus.server_command(observe),
+            ports=(observe.prometheus_port,),
+            ready=lambda: _http_ok(prometheus_url + "/-/ready"),
+            where=prometheus_url,
+        ),
     ]

@@ -5,6 +5,7 @@
 #   .stack/lib/connect        Kafka Connect worker  (stack/jvm/connect/pom.xml)
 #   .stack/lib/spark-kafka    Spark's Kafka source  (stack/jvm/spark-kafka/pom.xml)
 #   .stack/plugins/debezium-connector-postgres      (stack/jvm/debezium/pom.xml)
+#   .stack/lib/jmx            Prometheus JMX exporter agent (stack/jvm/jmx/pom.xml)
 # A folder whose marker matches its POM is skipped, so re-running is cheap; editing a POM (e.g. a
 # version bump) refetches that folder from scratch.
 set -euo pipefail
@@ -47,3 +48,6 @@ fetch spark-kafka "$root/.stack/lib/spark-kafka" \
 # The plugin archive's top folder is debezium-connector-postgres/, so unpack into its parent.
 fetch debezium "$root/.stack/plugins/debezium-connector-postgres" \
   dependency:unpack -Dplugins.dir="$root/.stack/plugins"
+# One shaded jar, attached to the broker and Connect JVMs with -javaagent (stack/jvm.py).
+fetch jmx "$root/.stack/lib/jmx" \
+  dependency:copy -Djmx.dir="$root/.stack/lib/jmx"

@@ -15,9 +15,17 @@ CONTROLLER_PORT = 9093
 LOG4J = Path("stack/jvm/log4j2.properties")
 KAFKA_PROPERTIES = Path("stack/kafka/server.properties")
 WORKER_PROPERTIES = Path("connect/worker.properties")
+# The Prometheus JMX exporter agent (stack/jvm/jmx/pom.xml) and its rules per JVM.
+JMX_AGENT = paths.LIB / "jmx" / "jmx_prometheus_javaagent.jar"
+JMX_RULES = Path("observability/jmx")
 
 
-def _java(component: str, heap: str, main: str, *args: str) -> list[str]:
+def jmx_agent(port: int, rules: str) -> str:
+    """The -javaagent option serving this JVM's metrics on 127.0.0.1:port, per `rules`."""
+    return f"-javaagent:{JMX_AGENT}=127.0.0.1:{port}:{JMX_RULES / rules}"
+
+
+def _java(component: str, heap: str, main: str, *args: str, agent: str | None = None) -> list[str]:
     return [
         "java",
         "-Xms256m",
@@ -27,6 +35,7 @@ def _java(component: str, heap: str, main: str, *args: str) -> list[str]:
         "-XX:+ExitOnOutOfMemoryError",
         "-Djava.awt.headless=true",
         f"-Dlog4j2.configurationFile={LOG4J}",
+        *([agent] if agent else []),
         "-cp",
         f"{paths.LIB / component}/*",
         main,
@@ -34,19 +43,28 @@ def _java(component: str, heap: str, main: str, *args: str) -> list[str]:
     ]
 
 
-def kafka_command() -> str:
-    """The KRaft broker+controller."""
-    return " ".join(_java("kafka", "1g", "kafka.Kafka", str(KAFKA_PROPERTIES)))
+def kafka_command(jmx_port: int) -> str:
+    """The KRaft broker+controller, its metrics on 127.0.0.1:jmx_port."""
+    return " ".join(
+        _java(
+            "kafka",
+            "1g",
+            "kafka.Kafka",
+            str(KAFKA_PROPERTIES),
+            agent=jmx_agent(jmx_port, "kafka.yml"),
+        )
+    )
 
 
-def connect_command() -> str:
-    """The Kafka Connect distributed worker."""
+def connect_command(jmx_port: int) -> str:
+    """The Kafka Connect distributed worker, its (and Debezium's) metrics on 127.0.0.1:jmx_port."""
     return " ".join(
         _java(
             "connect",
             "1g",
             "org.apache.kafka.connect.cli.ConnectDistributed",
             str(WORKER_PROPERTIES),
+            agent=jmx_agent(jmx_port, "connect.yml"),
         )
     )
 

@@ -14,7 +14,10 @@ from onceflow import paths
 from onceflow.schema.roles import GROUPS
 from onceflow.settings import Settings
 
-ROLES = ("owner", "app", "cdc", "spark", "analyst")
+ROLES = ("owner", "app", "cdc", "spark", "analyst", "monitor")
+# Built-in roles a login role joins besides its project group: the exporter's role reads
+# statistics and settings through pg_monitor, and no table's rows (no grant in grants.sql).
+BUILTIN_GROUPS = {"monitor": "pg_monitor"}
 
 
 def os_user() -> str:
@@ -138,11 +141,10 @@ def ensure_roles_and_database(settings: Settings) -> None:
                     sql.SQL(verb), sql.Identifier(name), sql.Literal(password)
                 )
             )
-            if role in GROUPS:
+            group = GROUPS.get(role, BUILTIN_GROUPS.get(role, ""))
+            if group:
                 conn.execute(
-                    sql.SQL("GRANT {} TO {}").format(
-                        sql.Identifier(GROUPS[role]), sql.Identifier(name)
-                    )
+                    sql.SQL("GRANT {} TO {}").format(sql.Identifier(group), sql.Identifier(name))
                 )
         conn.execute(
             sql.SQL("ALTER ROLE {} REPLICATION").format(sql.Identifier(settings.cdc_db_user))

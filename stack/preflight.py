@@ -3,7 +3,7 @@
 import shutil
 
 from onceflow import paths
-from stack import supervisor
+from stack import jvm, supervisor
 from stack.components import Component
 from stack.waiting import port_open
 
@@ -22,6 +22,16 @@ def check(components: list[Component]) -> None:
     ):
         if shutil.which(tool) is None:
             raise PreflightError(f"`{tool}` is not on PATH: {hint}, then run `make up` again.")
+    for tool in ("prometheus", "prometheus-postgres-exporter"):
+        if shutil.which(tool) is None:
+            raise PreflightError(
+                f"`{tool}` is not on PATH: run `make up` (it installs it) as root."
+            )
+    if not jvm.JMX_AGENT.exists():
+        raise PreflightError(
+            f"The JMX exporter agent is missing ({jvm.JMX_AGENT}): run `make up` "
+            "(stack/fetch_jars.sh fetches it)."
+        )
     if not (paths.PG_BIN / "postgres").exists():
         raise PreflightError(
             "PostgreSQL 15 is not installed: run `make up` (it installs it) as root."

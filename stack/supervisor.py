@@ -48,6 +48,9 @@ def render_config(components: list[Component], settings: Settings) -> str:
         ]
         if component.user:
             lines.append(f"user={component.user}")
+        if component.env:
+            own = ",".join(f'{key}="{_quoted(value)}"' for key, value in component.env)
+            lines.append(f"environment={own}")
         sections.append("\n".join(lines) + "\n")
     return "\n".join(sections)
 
@@ -110,6 +113,11 @@ def start(name: str) -> None:
     """Start a program unless it is already running or starting."""
     if state(name) not in ("RUNNING", "STARTING"):
         proxy().supervisor.startProcess(name, False)
+
+
+def signal(name: str, signame: str) -> None:
+    """Send a running program a signal (e.g. HUP: reload its config)."""
+    proxy().supervisor.signalProcess(name, signame)
 
 
 def shutdown() -> None:

@@ -129,15 +129,26 @@ Index("applied_batches_by_age", applied_batches.c.committed_at)
 # The de-duplication set, partitioned by RANGE (occurred_at); partitions come and go through
 # analytics.dedup_cover / dedup_forget (migrations/sql/analytics/dedup.sql) and are listed in
 # dedup_partitions. Ids counted before migration 0005 sit in applied_events_legacy with
-# occurred_at = -infinity.
+# occurred_at = -infinity. Each row also says where its event came from and which batch
+# counted it (an order's journey: services/ops/journey.py).
 applied_events = Table(
     "applied_events",
     metadata,
     Column("event_id", Uuid, primary_key=True),
     Column("occurred_at", TIMESTAMPTZ, primary_key=True),
+    # The event's journey (migration 0009), written by the batch that counted it; null for
+    # ids remembered before that migration.
+    Column("order_id", Text),
+    Column("event_type", Text),
+    Column("kafka_partition", Integer),
+    Column("kafka_offset", BigInteger),
+    Column("kafka_timestamp", TIMESTAMPTZ),
+    Column("query_id", Text),
+    Column("batch_id", BigInteger),
     schema="analytics",
     postgresql_partition_by="RANGE (occurred_at)",
 )
+Index("applied_events_by_order", applied_events.c.order_id)
 
 dedup_state = Table(
     "dedup_state",

@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     spark_db_password: SecretStr = SecretStr("shop_spark")
     analyst_db_user: str = "analyst"
     analyst_db_password: SecretStr = SecretStr("analyst")
+    # prometheus-postgres-exporter: member of pg_monitor only, no access to any table's rows.
+    monitor_db_user: str = "shop_monitor"
+    monitor_db_password: SecretStr = SecretStr("shop_monitor")
 
     replication_slot: str = "onceflow_outbox"
     # Postgres' cap on the WAL one slot may hold back. Past it the slot is lost (a loud failure,
@@ -45,7 +48,7 @@ class Settings(BaseSettings):
     api_port: int = 8000
 
     def dsn(self, role: str) -> str:
-        """Return a libpq URI for one of the roles: owner, app, cdc, spark, analyst."""
+        """Return a libpq URI for one of the roles: owner, app, cdc, spark, analyst, monitor."""
         user: str = getattr(self, f"{role}_db_user")
         password: SecretStr = getattr(self, f"{role}_db_password")
         return (

@@ -12,6 +12,9 @@ class ObservabilitySettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="ONCEFLOW_", env_file=".env", extra="ignore")
 
+    # Where the Python services serve /metrics: loopback locally; a container sets 0.0.0.0 so
+    # Prometheus can reach it from another container (docker-compose.yml).
+    metrics_host: str = "127.0.0.1"
     prometheus_port: int = 9090
     # Prometheus drops samples older than this, or the oldest blocks past the size.
     prometheus_retention_time: str = "7d"

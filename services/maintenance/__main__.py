@@ -14,7 +14,12 @@ import psycopg
 from prometheus_client import start_http_server
 
 from onceflow import logs
-from onceflow.settings import get_api_settings, get_retention_settings, get_settings
+from onceflow.settings import (
+    get_api_settings,
+    get_observability_settings,
+    get_retention_settings,
+    get_settings,
+)
 from services.maintenance import metrics
 from services.maintenance.runner import run_once
 from services.maintenance.tasks import Windows
@@ -26,7 +31,9 @@ def main() -> None:
     """Serve metrics, then run until SIGTERM/SIGINT, one run per interval."""
     settings, api, retention = get_settings(), get_api_settings(), get_retention_settings()
     logs.configure(api.api_log_level)
-    start_http_server(retention.maintenance_metrics_port, addr="127.0.0.1")
+    start_http_server(
+        retention.maintenance_metrics_port, addr=get_observability_settings().metrics_host
+    )
     stop = threading.Event()
 
     def request_stop(signum: int, _frame: FrameType | None) -> None:

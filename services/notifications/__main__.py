@@ -17,7 +17,12 @@ from confluent_kafka.admin import AdminClient
 from prometheus_client import start_http_server
 
 from onceflow import logs
-from onceflow.settings import get_notification_settings, get_retention_settings, get_settings
+from onceflow.settings import (
+    get_notification_settings,
+    get_observability_settings,
+    get_retention_settings,
+    get_settings,
+)
 from services.notifications.clients import make_clients, restore_config
 from services.notifications.processor import LostInputError, Processor
 from services.notifications.seen import SeenIds
@@ -41,7 +46,7 @@ def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2,
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <pid>`: every thread's stack to the log
-    start_http_server(notify.metrics_port(instance), addr="127.0.0.1")
+    start_http_server(notify.metrics_port(instance), addr=get_observability_settings().metrics_host)
     seen = SeenIds(notify.notify_state_dir / f"{notify.notify_group}-{instance}.sqlite")
     try:
         consumer, producer = make_clients(settings, notify, instance)

@@ -12,12 +12,14 @@ from services.maintenance.runner import run_once
 from services.maintenance.tasks import Windows
 from services.ops import alerts, clients_cli, connect_api, lag
 from services.ops.output import JsonFlag, console, emit_json, fail, readable_errors
+from services.ops.trace_cli import trace
 
 app = typer.Typer(
     help="Operate Onceflow: the connector, lag, alerts, maintenance and API clients.",
     no_args_is_help=True,
 )
 app.add_typer(clients_cli.app, name="clients")
+app.command()(trace)
 
 
 def _run_connect(action: str, call: Callable[..., Any], as_json: bool) -> None:

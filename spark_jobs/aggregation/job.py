@@ -5,6 +5,7 @@ trigger, starting offsets, batch size and checkpoint:
 - streaming: processingTime trigger (default 1 s), resumes from its checkpoint;
 - backfill: availableNow from the earliest offset with a fresh checkpoint, into empty tables
   (--reset empties them first), logging progress, then exits.
+Both serve their metrics on 127.0.0.1:<agg_metrics_port> (metrics.py; a busy port is an error).
 """
 
 import contextlib
@@ -13,15 +14,23 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from onceflow.settings import AggregationSettings, Settings, get_aggregation_settings, get_settings
+from onceflow.settings import (
+    AggregationSettings,
+    Settings,
+    get_aggregation_settings,
+    get_observability_settings,
+    get_settings,
+)
 from spark_jobs.aggregation.backfill import (
     BackfillRefusedError,
     prepare_backfill_tables,
     topic_offsets,
 )
+from spark_jobs.aggregation.listener import MetricsListener
+from spark_jobs.aggregation.metrics import JobMetrics, MetricsPortError, serve
 from spark_jobs.aggregation.progress import Progress
 from spark_jobs.aggregation.session import build_session
-from spark_jobs.aggregation.sink import PostgresSink
+from spark_jobs.aggregation.sink import BatchResult, PostgresSink
 from spark_jobs.aggregation.source import read_orders
 from spark_jobs.aggregation.stopping import Stopper, stop_gracefully
 
@@ -39,6 +48,15 @@ def configure_logging() -> None:
     logging.getLogger("py4j").setLevel(logging.WARNING)
 
 
+def newest_event_at(sink: PostgresSink) -> datetime | None:
+    """Freshness before the first batch: the newest event applied so far (None if unknown)."""
+    try:
+        return sink.newest_event_at()
+    except Exception as exc:  # only a metric: the batches will say what is wrong
+        log.warning("freshness unknown until the first batch: %s", exc)
+        return None
+
+
 def run(*, backfill: bool = False, reset: bool = False) -> int:
     """Run the job until it is stopped (streaming) or has caught up (backfill); exit code."""
     configure_logging()
@@ -48,6 +66,13 @@ def run(*, backfill: bool = False, reset: bool = False) -> int:
     agg: AggregationSettings = get_aggregation_settings()
     dsn = conn.dsn("spark")
     watermarks = None
+    metrics = JobMetrics()
+    try:
+        observe = get_observability_settings()
+        serve(observe.agg_metrics_port, host=observe.metrics_host)
+    except MetricsPortError as exc:
+        log.error("%s", exc)
+        return 2
     if backfill:
         try:
             prepare_backfill_tables(dsn, reset=reset)
@@ -71,8 +96,16 @@ def run(*, backfill: bool = False, reset: bool = False) -> int:
         spark = build_session(
             agg, "onceflow-aggregation-backfill" if backfill else "onceflow-aggregation"
         )
-    sink = PostgresSink(dsn, agg, conn.topic, checkpoint, on_batch=Progress(watermarks))
+    spark.streams.addListener(MetricsListener(metrics))
+    progress = Progress(watermarks)
+
+    def on_batch(result: BatchResult) -> None:
+        progress(result)
+        metrics.observe_batch(result)
+
+    sink = PostgresSink(dsn, agg, conn.topic, checkpoint, on_batch=on_batch)
     try:
+        metrics.newest_event_at = newest_event_at(sink)
         stream = read_orders(spark, conn.kafka_bootstrap, conn.topic, agg, backfill=backfill)
         writer = (
             stream.writeStream.queryName("aggregation_backfill" if backfill else "aggregation")

@@ -5,16 +5,19 @@ of OrderPlaced/OrderCancelled as a jsonb array), t_dead (dead letters). Then:
 1. t_new = the first record of each event id in the batch, minus the events an earlier batch
    counted (analytics.applied_events, partitioned by occurred_at). Events older than the
    horizon (ids that may be forgotten) are counted and traced in analytics.late_events; the
-   others' ids are remembered.
+   others' ids are remembered, each with its journey (order id, type, Kafka position and
+   timestamp, and this batch's (query id, batch id)).
 2. Every table gets the per-key aggregate of t_new, added with INSERT ... SELECT ... GROUP BY
    ... ON CONFLICT DO UPDATE (sums add, first/last take min/max, an order's state moves only
    to a later event).
-3. Dead letters are inserted once per (topic, partition, offset); freshness is bumped. The
-   caller (sink.py) writes the ledger row in the same transaction.
+3. Dead letters are inserted once per (topic, partition, offset); freshness is bumped (and
+   read back: the newest occurred_at applied). The caller (sink.py) writes the ledger row in
+   the same transaction.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -44,6 +47,8 @@ class Merged:
     late_events: int
     dead_letters: int
     offsets: dict[str, dict[str, int]]
+    # The newest occurred_at of every event applied so far (analytics.freshness).
+    newest_event_at: datetime | None = None
 
 
 def stage(cur: Cursor, payloads: dict[str, str]) -> None:
@@ -56,21 +61,30 @@ def stage(cur: Cursor, payloads: dict[str, str]) -> None:
                 copy.write(text)
 
 
-def _new_events(cur: Cursor, topic: str) -> tuple[int, int]:
+def _new_events(cur: Cursor, topic: str, query_id: str, batch_id: int) -> tuple[int, int]:
     """Fill t_new with the batch's uncounted events; (new events, of which late)."""
     cur.execute(sql("distinct_events"))
     cur.execute(sql("drop_counted"))
     cur.execute(sql("trace_late"), {"topic": topic})
     late = cur.rowcount
     cur.execute(sql("cover_partitions"))
-    cur.execute(sql("remember"))  # the INSERT into analytics.applied_events
+    # The INSERT into analytics.applied_events, with each event's journey.
+    cur.execute(sql("remember"), {"query_id": query_id, "batch_id": batch_id})
     remembered = cur.rowcount
     return remembered + late, late
 
 
-def merge(cur: Cursor, topic: str, after_first_upsert: Callable[[], None] | None = None) -> Merged:
-    """Fold the staged batch of `topic` into analytics.* (the caller owns the transaction);
-    `after_first_upsert` runs once the first table has changed (a test's crash point)."""
+def merge(
+    cur: Cursor,
+    topic: str,
+    *,
+    query_id: str,
+    batch_id: int,
+    after_first_upsert: Callable[[], None] | None = None,
+) -> Merged:
+    """Fold the staged batch `batch_id` of query `query_id` (reading `topic`) into analytics.*
+    (the caller owns the transaction); `after_first_upsert` runs once the first table has
+    changed (a test's crash point)."""
     cur.execute(sql("offsets"))
     offsets = {
         str(p): {"first": int(first), "last": int(last), "records": int(n)}
@@ -78,7 +92,7 @@ def merge(cur: Cursor, topic: str, after_first_upsert: Callable[[], None] | None
     }
     cur.execute(f"SELECT count(*) FROM {staging.EVENTS.name}")
     (valid,) = cur.fetchone() or (0,)
-    events_new, late = _new_events(cur, topic)
+    events_new, late = _new_events(cur, topic, query_id, batch_id)
     if events_new > 5_000:
         cur.execute(f"ANALYZE {NEW.name}")
     if events_new:
@@ -89,6 +103,7 @@ def merge(cur: Cursor, topic: str, after_first_upsert: Callable[[], None] | None
     cur.execute(KEEP_DEAD_LETTERS)
     dead = cur.rowcount
     cur.execute(sql("freshness"), {"stream": topic})
+    (newest,) = cur.fetchone() or (None,)
     return Merged(
         records=sum(o["records"] for o in offsets.values()),
         valid_records=valid,
@@ -96,4 +111,5 @@ def merge(cur: Cursor, topic: str, after_first_upsert: Callable[[], None] | None
         late_events=late,
         dead_letters=dead,
         offsets=offsets,
+        newest_event_at=newest,
     )

@@ -1,8 +1,8 @@
 """Raw Kafka rows -> typed order events and dead letters (pure DataFrame -> DataFrame).
 
-Input: the Kafka source's columns (key, value, topic, partition, offset, headers). A record is
-a valid v1 event only if every check below passes; otherwise it becomes a dead letter carrying
-the first failed check as its reason. Nothing is guessed or repaired.
+Input: the Kafka source's columns (key, value, topic, partition, offset, timestamp, headers). A
+record is a valid v1 event only if every check below passes; otherwise it becomes a dead letter
+carrying the first failed check as its reason. Nothing is guessed or repaired.
 """
 
 from functools import cache
@@ -173,6 +173,7 @@ def classify(raw: DataFrame, max_event_bytes: int) -> DataFrame:
             "topic",
             F.col("partition").alias("kafka_partition"),
             F.col("offset").alias("kafka_offset"),
+            F.col("timestamp").alias("kafka_timestamp"),
             F.col("headers"),
         )
         # Oversized and non-UTF-8 values are never handed to the JSON parser.
@@ -196,6 +197,7 @@ def annotated(classified: DataFrame) -> DataFrame:
         "topic",
         "kafka_partition",
         "kafka_offset",
+        "kafka_timestamp",
         F.lower(ev["event_id"]).alias("event_id"),
         ev["event_type"].alias("event_type"),
         occurred_at.alias("occurred_at"),

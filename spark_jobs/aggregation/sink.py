@@ -8,9 +8,9 @@ Per micro-batch:
    (copytext.py).
 3. ONE Postgres transaction, serialised by analytics.lock_writers() (so two writers can neither
    deadlock nor double count): re-check the ledger, COPY the payloads into temp tables, fold
-   them into analytics.* with set-based upserts (merge.py: drops event ids counted before,
-   aggregates per key), record dead letters once, bump freshness, write the ledger row with
-   the Kafka offsets covered, commit.
+   them into analytics.* with set-based upserts (merge.py: drops event ids counted before and
+   remembers the new ones with their journey, aggregates per key), record dead letters once,
+   bump freshness, write the ledger row with the Kafka offsets covered, commit.
 The tables therefore change exactly once per event, whatever crashes or replays happen.
 """
 
@@ -20,6 +20,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ log = logging.getLogger("onceflow.aggregation.sink")
 Conn = psycopg.Connection[tuple[Any, ...]]
 
 LEDGER_HAS = "SELECT 1 FROM analytics.applied_batches WHERE query_id = %s AND batch_id = %s"
+FRESHNESS_OF = "SELECT last_event_at FROM analytics.freshness WHERE stream = %s"
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class BatchResult:
     postgres_seconds: float = 0.0
     skipped: bool = False
     offsets: dict[str, dict[str, int]] = field(default_factory=dict)
+    # The newest occurred_at applied so far, by any batch (None: not known from this batch).
+    newest_event_at: datetime | None = None
 
 
 def batch_payloads(raw: DataFrame, max_event_bytes: int) -> dict[str, str]:
@@ -133,6 +137,12 @@ class PostgresSink:
         with self.pool.connection() as conn:
             return conn.execute(LEDGER_HAS, (self.query_id(), batch_id)).fetchone() is not None
 
+    def newest_event_at(self) -> datetime | None:
+        """The newest occurred_at applied to the topic's stream so far (analytics.freshness)."""
+        with self.pool.connection() as conn:
+            row = conn.execute(FRESHNESS_OF, (self.topic,)).fetchone()
+        return None if row is None else row[0]
+
     def __call__(self, df: DataFrame, batch_id: int) -> None:
         result = self.apply(df, batch_id)
         if self.on_batch is not None:
@@ -167,6 +177,8 @@ class PostgresSink:
             merged = merge.merge(
                 cur,
                 self.topic,
+                query_id=query_id,
+                batch_id=batch_id,
                 after_first_upsert=lambda: fault(self.settings, "crash_mid_write", self.applied),
             )
             result = BatchResult(
@@ -179,6 +191,7 @@ class PostgresSink:
                 dead_letters=merged.dead_letters,
                 spark_seconds=spark_seconds,
                 offsets=merged.offsets,
+                newest_event_at=merged.newest_event_at,
             )
             cur.execute(sql("ledger_insert"), ledger_row(result, self.topic))
         return replace(result, postgres_seconds=time.monotonic() - started)

@@ -67,6 +67,8 @@ EVENTS = StagedTable(
     (
         Staged("kafka_partition", "integer", "verbatim"),
         Staged("kafka_offset", "bigint", "verbatim"),
+        # The record's Kafka timestamp (an order's journey, migration 0009).
+        Staged("kafka_timestamp", "timestamptz", "verbatim"),
         Staged("event_id", "uuid", "verbatim"),
         Staged("event_type", "text", "verbatim"),
         Staged("occurred_at", "timestamptz", "verbatim"),

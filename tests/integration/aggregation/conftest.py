@@ -1,7 +1,8 @@
 """Real Kafka (the stack's broker), real Postgres, real Spark: the job runs as a subprocess.
 
 Isolation from the stack's own aggregation job: every run uses a unique topic, a database
-created and migrated here (dropped afterwards), a temporary checkpoint and no Spark UI.
+created and migrated here (dropped afterwards), a temporary checkpoint, no Spark UI and its own
+metrics port.
 """
 
 import os
@@ -21,6 +22,7 @@ from onceflow.settings import get_settings
 from stack.waiting import port_open, wait_for
 from tests.integration.aggregation.history import create_topic, delete_topic
 from tests.integration.databases import create_database, drop_database
+from tests.integration.notifications.harness import free_port_base
 
 pytestmark = pytest.mark.integration
 
@@ -66,6 +68,7 @@ class Pipeline:
         create_topic(self.bootstrap, self.topic, partitions=3)
         self.tmp = tmp
         self.checkpoint = tmp / "checkpoint"
+        self.metrics_port = free_port_base(1) + 1
         self.runs = 0
 
     def env(self, database: str | None = None, **extra: str) -> dict[str, str]:
@@ -79,6 +82,7 @@ class Pipeline:
             ONCEFLOW_AGG_TRIGGER_INTERVAL="500 milliseconds",
             ONCEFLOW_AGG_SHUFFLE_PARTITIONS="2",
             ONCEFLOW_AGG_DRIVER_MEMORY="768m",
+            ONCEFLOW_AGG_METRICS_PORT=str(self.metrics_port),
         )
         env.update({f"ONCEFLOW_{k.upper()}": v for k, v in extra.items()})
         return env

@@ -1,10 +1,12 @@
 """merge.py on a freshly migrated database, without Spark: staged COPY text in, what the batch
 did out. events_new is what the batch recorded in analytics.applied_events, and the mid-write
-hook (the crash_mid_write fault point) runs only once an upsert ran in the transaction."""
+hook (the crash_mid_write fault point) runs only once an upsert ran in the transaction; each
+remembered event carries its journey (Kafka position and timestamp, order, the batch)."""
 
+import itertools
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -15,6 +17,8 @@ from tests.integration.databases import create_database, drop_database
 
 pytestmark = pytest.mark.integration
 NOW = datetime.now(UTC)
+KAFKA_AT = NOW + timedelta(seconds=1)
+BATCHES = itertools.count()
 
 
 def event_line(offset: int, event_id: uuid.UUID) -> str:
@@ -22,6 +26,7 @@ def event_line(offset: int, event_id: uuid.UUID) -> str:
     row: dict[str, Any] = {
         "kafka_partition": 0,
         "kafka_offset": offset,
+        "kafka_timestamp": KAFKA_AT.isoformat(),
         "event_id": event_id,
         "event_type": "OrderPlaced",
         "occurred_at": NOW.isoformat(),
@@ -52,8 +57,11 @@ def cur() -> Iterator[merge.Cursor]:
         drop_database(database)
 
 
-def apply(cur: merge.Cursor, events: list[str], dead: list[str]) -> tuple[merge.Merged, int]:
-    """Stage and merge one batch in its own transaction; (what it did, hook calls)."""
+def apply(
+    cur: merge.Cursor, events: list[str], dead: list[str], batch_id: int | None = None
+) -> tuple[merge.Merged, int]:
+    """Stage and merge one batch (of query "q") in its own transaction; (what it did, hook
+    calls)."""
     calls: list[None] = []
     payloads = {
         table.name: "".join(f"{line}\n" for line in lines)
@@ -62,7 +70,13 @@ def apply(cur: merge.Cursor, events: list[str], dead: list[str]) -> tuple[merge.
     }
     with cur.connection.transaction():
         merge.stage(cur, payloads)
-        merged = merge.merge(cur, "t", after_first_upsert=lambda: calls.append(None))
+        merged = merge.merge(
+            cur,
+            "t",
+            query_id="q",
+            batch_id=next(BATCHES) if batch_id is None else batch_id,
+            after_first_upsert=lambda: calls.append(None),
+        )
     return merged, len(calls)
 
 
@@ -85,3 +99,17 @@ def test_the_mid_write_hook_runs_only_after_an_upsert(cur: merge.Cursor) -> None
     assert (first, again) == (1, 0)
     cur.execute("SELECT orders_placed FROM analytics.customer_sales")
     assert cur.fetchall() == [(1,)]
+
+
+def test_each_remembered_event_records_its_journey(cur: merge.Cursor) -> None:
+    a, b = uuid.uuid4(), uuid.uuid4()
+    merged, _ = apply(cur, [event_line(7, a), event_line(8, b), event_line(9, a)], [], 41)
+    assert merged.newest_event_at == NOW
+    cur.execute(
+        "SELECT event_id, order_id, event_type, kafka_partition, kafka_offset, kafka_timestamp,"
+        " query_id, batch_id FROM analytics.applied_events ORDER BY kafka_offset"
+    )
+    assert cur.fetchall() == [
+        (a, f"o-{a}", "OrderPlaced", 0, 7, KAFKA_AT, "q", 41),  # the first copy of a
+        (b, f"o-{b}", "OrderPlaced", 0, 8, KAFKA_AT, "q", 41),
+    ]

@@ -2,6 +2,7 @@
 read back from the COPY text: table -> rows (column -> field, unescaped)."""
 
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -11,7 +12,7 @@ from spark_jobs.aggregation import staging
 from spark_jobs.aggregation.sink import batch_payloads
 from tests.oracle.events import MAX, Record, event, record
 
-__all__ = ["MAX", "errors", "event", "record", "staged"]
+__all__ = ["KAFKA_TS", "MAX", "errors", "event", "record", "staged"]
 
 RAW = T.StructType(
     [
@@ -20,6 +21,7 @@ RAW = T.StructType(
         T.StructField("topic", T.StringType()),
         T.StructField("partition", T.IntegerType()),
         T.StructField("offset", T.LongType()),
+        T.StructField("timestamp", T.TimestampType()),
         T.StructField(
             "headers",
             T.ArrayType(
@@ -30,6 +32,9 @@ RAW = T.StructType(
         ),
     ]
 )
+# Every test record's Kafka timestamp (what the staged kafka_timestamp reads back as: KAFKA_TS).
+KAFKA_TIMESTAMP = datetime(2026, 11, 23, 0, 0, 1, 250000, tzinfo=UTC)
+KAFKA_TS = "2026-11-23 00:00:01.25"
 UNESCAPE = {"\\\\": "\\", "\\t": "\t", "\\n": "\n", "\\r": "\r"}
 
 
@@ -40,9 +45,9 @@ def _field(text: str) -> str | None:
 
 
 def staged(spark: SparkSession, records: list[Record]) -> dict[str, list[dict[str, Any]]]:
-    """What batch_payloads stages for `records` (offsets 0, 1, ...): table -> rows. Every line
-    must have exactly its table's columns."""
-    numbered = [(*r[:4], i, r[5]) for i, r in enumerate(records)]
+    """What batch_payloads stages for `records` (offsets 0, 1, ..., all at KAFKA_TIMESTAMP):
+    table -> rows. Every line must have exactly its table's columns."""
+    numbered = [(*r[:4], i, KAFKA_TIMESTAMP, r[5]) for i, r in enumerate(records)]
     raw: DataFrame = spark.createDataFrame(numbered, RAW)
     tables = {t.name: t for t in (staging.EVENTS, staging.DEAD_LETTERS)}
     out: dict[str, list[dict[str, Any]]] = {name: [] for name in tables}

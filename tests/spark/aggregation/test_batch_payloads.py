@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 from pyspark.sql import SparkSession
 
-from tests.spark.aggregation.records import errors, event, record, staged
+from tests.spark.aggregation.records import KAFKA_TS, errors, event, record, staged
 
 COPY_SPECIAL = "\t\n\r\\"
 
@@ -20,6 +20,7 @@ def test_a_valid_event_is_staged_with_every_column_in_place(spark: SparkSession)
     assert {**row, "items": orjson.loads(row["items"])} == {
         "kafka_partition": "0",
         "kafka_offset": "0",
+        "kafka_timestamp": KAFKA_TS,  # UTC, read by a UTC session
         "event_id": e["event_id"],
         "event_type": "OrderPlaced",
         "occurred_at": "2026-11-22 23:59:59.999999",  # UTC, read by a UTC session

@@ -10,9 +10,9 @@ from spark_jobs.aggregation import merge, staging
 def test_each_staged_table_is_created_with_its_columns_in_order() -> None:
     assert staging.EVENTS.create() == (
         "CREATE TEMP TABLE IF NOT EXISTS t_events (kafka_partition integer, kafka_offset bigint,"
-        " event_id uuid, event_type text, occurred_at timestamptz, day date, order_id text,"
-        " customer_id text, currency text, status text, status_rank smallint, total_cents bigint,"
-        " items jsonb) ON COMMIT DELETE ROWS"
+        " kafka_timestamp timestamptz, event_id uuid, event_type text, occurred_at timestamptz,"
+        " day date, order_id text, customer_id text, currency text, status text,"
+        " status_rank smallint, total_cents bigint, items jsonb) ON COMMIT DELETE ROWS"
     )
     assert merge.NEW.columns == staging.EVENTS.columns
 

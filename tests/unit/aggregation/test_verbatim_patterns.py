@@ -22,7 +22,15 @@ ENUMS = {
     "event_type": [e.value for e in contract.EventType],
     "status": [s.value for s in contract.OrderStatus],
 }
-NUMERIC = {"kafka_partition", "kafka_offset", "day", "status_rank", "total_cents"}
+# Spark-typed numbers, dates and timestamps: rendered as digits, separators and spaces only.
+NUMERIC = {
+    "kafka_partition",
+    "kafka_offset",
+    "kafka_timestamp",
+    "day",
+    "status_rank",
+    "total_cents",
+}
 
 
 def test_every_verbatim_column_is_numeric_enumerated_or_pattern_checked() -> None:

@@ -9,7 +9,15 @@ import pytest
 import yaml
 
 from onceflow.paths import ROOT
-from onceflow.settings import AggregationSettings, ApiSettings, RetentionSettings, Settings
+from onceflow.settings import (
+    AggregationSettings,
+    ApiSettings,
+    NotificationSettings,
+    ObservabilitySettings,
+    RetentionSettings,
+    Settings,
+)
+from stack import jvm, prometheus
 from stack.components import components
 
 # Worker settings that differ by topology (addresses, paths, replication), not by behaviour.
@@ -73,7 +81,14 @@ def test_compose_worker_matches_worker_properties(compose: dict[str, Any]) -> No
 
 
 def test_compose_uses_only_known_settings_and_the_same_topic(compose: dict[str, Any]) -> None:
-    classes = (Settings, ApiSettings, AggregationSettings, RetentionSettings)
+    classes = (
+        Settings,
+        ApiSettings,
+        AggregationSettings,
+        RetentionSettings,
+        NotificationSettings,
+        ObservabilitySettings,
+    )
     fields = {f"ONCEFLOW_{name.upper()}" for cls in classes for name in cls.model_fields}
     for service in compose["services"].values():
         used = {name for name in service.get("environment", {}) if name.startswith("ONCEFLOW_")}
@@ -97,3 +112,74 @@ def test_every_local_component_is_a_compose_service(compose: dict[str, Any]) -> 
     }
     names = {component.name for component in components(Settings())}
     assert names <= services, names - services
+
+
+def test_compose_prometheus_runs_the_config_rendered_from_the_local_one(
+    compose: dict[str, Any],
+) -> None:
+    service = compose["services"]["prometheus"]
+    assert (
+        "./observability/prometheus/compose.yml:/etc/prometheus/prometheus.yml:ro"
+        in (service["volumes"])
+    )
+    # rule_files: rules/*.yml, relative to the config file, in both.
+    assert "./observability/prometheus/rules:/etc/prometheus/rules:ro" in service["volumes"]
+    assert yaml.safe_load(prometheus.COMPOSE.read_text()) == prometheus.compose_config()
+    local = prometheus.targets(prometheus.source())
+    composed = prometheus.targets(prometheus.compose_config())
+    assert set(composed) == set(local)
+    for job, targets in composed.items():
+        assert {t.rsplit(":", 1)[1] for t in targets} == {
+            t.rsplit(":", 1)[1] for t in local[job]
+        }, job
+        hosts = {t.rsplit(":", 1)[0] for t in targets}
+        assert hosts <= set(compose["services"]) | {"localhost"}, (job, hosts)
+
+
+def test_compose_exporters_match_the_local_ones(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    exporter = services["postgres-exporter"]
+    local_flags = prometheus.exporter_command(ObservabilitySettings()).split()[1:]
+    same = [f for f in local_flags if not f.startswith(("--web.listen-address", "--extend"))]
+    assert [f for f in exporter["command"] if not f.startswith("--extend")] == same
+    assert "--extend.query-path=/etc/postgres-exporter/queries.yml" in exporter["command"]
+    assert (
+        "./observability/postgres/queries.yml:/etc/postgres-exporter/queries.yml:ro"
+        in (exporter["volumes"])
+    )
+    assert "shop_monitor" in exporter["environment"]["DATA_SOURCE_NAME"]
+    assert compose["x-onceflow-env"]["ONCEFLOW_MONITOR_DB_USER"] == Settings().monitor_db_user
+    observe = ObservabilitySettings()
+    for name, port, rules in (
+        ("kafka-1", observe.kafka_jmx_port, "kafka.yml"),
+        ("kafka-2", observe.kafka_jmx_port, "kafka.yml"),
+        ("kafka-3", observe.kafka_jmx_port, "kafka.yml"),
+        ("connect", observe.connect_jmx_port, "connect.yml"),
+    ):
+        service = services[name]
+        agent = "/opt/jmx-agent/jmx_prometheus_javaagent.jar"
+        assert service["environment"]["KAFKA_OPTS"] == (
+            f"-javaagent:{agent}={port}:/opt/jmx-rules/{rules}"
+        )
+        assert f"./{jvm.JMX_RULES}:/opt/jmx-rules:ro" in service["volumes"]
+        assert "jmx-agent:/opt/jmx-agent:ro" in service["volumes"]
+    assert services["jmx-agent"]["volumes"][0] == "./stack/jvm/jmx/pom.xml:/src/pom.xml:ro"
+
+
+def test_compose_grafana_mounts_the_repositorys_folders(compose: dict[str, Any]) -> None:
+    grafana = compose["services"]["grafana"]
+    assert (
+        "./observability/grafana/provisioning:/etc/grafana/provisioning:ro" in (grafana["volumes"])
+    )
+    assert "./observability/grafana/dashboards:/etc/grafana/dashboards:ro" in grafana["volumes"]
+
+
+def test_compose_host_ports_bind_to_loopback(compose: dict[str, Any]) -> None:
+    for name, service in compose["services"].items():
+        for mapping in service.get("ports", []):
+            assert str(mapping).startswith("127.0.0.1:"), (name, mapping)
+    observe = ObservabilitySettings()
+    assert compose["services"]["prometheus"]["ports"] == [
+        f"127.0.0.1:{observe.prometheus_port}:9090"
+    ]
+    assert compose["services"]["grafana"]["ports"] == [f"127.0.0.1:{observe.dashboard_port}:3000"]

@@ -1,0 +1,92 @@
+"""`onceflow-ops trace ORDER_ID [--json]`: one order's journey, hop by hop (journey.py)."""
+
+from datetime import datetime
+
+import psycopg
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from onceflow.settings import get_settings
+from services.ops.journey import EventHop, Journey, iso, journey
+
+console = Console(width=140)
+errors = Console(width=140, stderr=True)
+
+
+def _since(at: datetime | None, start: datetime) -> str:
+    return "" if at is None else f"+{(at - start).total_seconds():.3f} s"
+
+
+def _produced(hop: EventHop) -> str:
+    produced = hop.notification.produced
+    return {True: "[green]produced[/]", False: "[yellow]not yet produced[/]", None: "unknown"}[
+        produced
+    ]
+
+
+def _rows(hop: EventHop, topic: str) -> list[tuple[str, str, str, str]]:
+    """One event's hops: (hop, UTC time, time since the API commit, where)."""
+    batch, start = hop.batch, hop.occurred_at
+    kafka = f"{topic} partition {hop.kafka_partition} offset {hop.kafka_offset}"
+    applied = "-" if batch is None else f"batch {batch.batch_id} of query {batch.query_id}"
+    at = None if batch is None else batch.committed_at
+    return [
+        ("API commit", iso(start) or "", "", f"{hop.event_type} {hop.event_id}"),
+        ("Kafka", iso(hop.kafka_timestamp) or "", _since(hop.kafka_timestamp, start), kafka),
+        ("aggregation", iso(at) or "", _since(at, start), applied),
+        ("notification", "", "", f"{hop.notification.id} {_produced(hop)}"),
+    ]
+
+
+def show(found: Journey) -> None:
+    """The journey: a heading, then each event's hops in order."""
+    if found.status is None:
+        console.print(f"order {found.order_id}: not in orders.orders (only its events are known)")
+    else:
+        console.print(
+            f"order {found.order_id}: {found.status}, created {iso(found.created_at)}, "
+            f"last changed {iso(found.updated_at)}",
+            highlight=False,
+        )
+    if not found.events:
+        console.print("no event of this order has been applied by the aggregation job yet")
+    else:
+        table = Table()
+        for column in ("hop", "at (UTC)", "after commit", "what, where"):
+            table.add_column(column, justify="right" if column == "after commit" else "left")
+        for hop in found.events:
+            for row in _rows(hop, found.topic):
+                table.add_row(*row)
+            table.add_section()
+        console.print(table)
+    for note in found.notes:
+        console.print(f"[yellow]{note}[/]")
+
+
+def trace(
+    order_id: str = typer.Argument(..., help="The order's id (a UUID)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Show one order's journey: API commit -> Kafka offset -> the batch that counted it ->
+    its notification."""
+    try:
+        found = journey(settings=get_settings(), order_id=order_id)
+    except ValueError as exc:
+        errors.print(str(exc), highlight=False)
+        raise typer.Exit(2) from exc
+    except psycopg.OperationalError as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        errors.print(f"trace failed: the database is unreachable ({reason})", highlight=False)
+        raise typer.Exit(1) from exc
+    if found is None:
+        errors.print(
+            f"No order {order_id}: neither the order API nor the aggregation job knows it "
+            "(the job forgets events after the de-duplication window).",
+            highlight=False,
+        )
+        raise typer.Exit(1)
+    if as_json:
+        typer.echo(found.to_json())
+    else:
+        show(found)
