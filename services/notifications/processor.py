@@ -217,12 +217,19 @@ class Processor:
         log.info("assigned", extra={"partitions": ids})
 
     def _revoked(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
-        self._owned.difference_update(tp.partition for tp in partitions)
+        self._disown(partitions)
         log.info("revoked", extra={"partitions": [tp.partition for tp in partitions]})
 
     def _lost(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
-        self._owned.difference_update(tp.partition for tp in partitions)
+        self._disown(partitions)
         log.warning("lost", extra={"partitions": [tp.partition for tp in partitions]})
+
+    def _disown(self, partitions: list[TopicPartition]) -> None:
+        """Forget partitions this instance no longer reads, and their lag: the new owner reports
+        it (a kept value would be a stale lag that NotificationsLagHigh sums)."""
+        for tp in partitions:
+            self._owned.discard(tp.partition)
+            metrics.LAG.remove(str(tp.partition))
 
     def _horizon(self) -> int:
         """Epoch seconds where the de-duplication window starts."""

@@ -1,74 +1,114 @@
-"""`onceflow-ops`: what ops use to inspect, pause, resume and restart the pipeline."""
+"""`onceflow-ops`: what ops use to inspect, pause, resume and restart the pipeline. Every command
+takes `--json` (services/ops/output.py)."""
 
-import psycopg
+from collections.abc import Callable
+from typing import Any
+
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from onceflow.settings import get_retention_settings, get_settings
+from onceflow.settings import get_observability_settings, get_retention_settings, get_settings
 from services.maintenance.runner import run_once
 from services.maintenance.tasks import Windows
-from services.ops import clients_cli, connect_api, lag
+from services.ops import alerts, clients_cli, connect_api, lag
+from services.ops.output import JsonFlag, console, emit_json, fail, readable_errors
 from services.ops.trace_cli import trace
 
 app = typer.Typer(
-    help="Operate Onceflow: the connector, lag, maintenance and API clients.", no_args_is_help=True
+    help="Operate Onceflow: the connector, lag, alerts, maintenance and API clients.",
+    no_args_is_help=True,
 )
-console = Console(width=120)
 app.add_typer(clients_cli.app, name="clients")
 app.command()(trace)
 
 
-def _run_connect(action: str) -> None:
-    try:
-        getattr(connect_api, action)(settings=get_settings())
-    except connect_api.ConnectError as exc:
-        console.print(f"[red]{action} failed:[/] {exc}", highlight=False)
-        raise typer.Exit(1) from exc
+def _run_connect(action: str, call: Callable[..., Any], as_json: bool) -> None:
+    settings = get_settings()
+    with readable_errors(action):
+        call(settings=settings)
+    if as_json:
+        emit_json({"action": action, "connector": settings.connector_name, "done": True})
+        return
     console.print(f"{action}: done")
 
 
 @app.command()
-def status() -> None:
+def status(as_json: JsonFlag = False) -> None:
     """Show the connector's and its tasks' states."""
-    try:
+    with readable_errors("status"):
         result = connect_api.status(settings=get_settings())
-    except connect_api.ConnectError as exc:
-        console.print(f"[red]status failed:[/] {exc}", highlight=False)
-        raise typer.Exit(1) from exc
+    if as_json:
+        emit_json(result)
+        return
     console.print(f"connector {result['name']}: {result['connector']['state']}")
     for task in result["tasks"]:
         console.print(f"  task {task['id']}: {task['state']} {task.get('trace', '')[:400]}")
 
 
 @app.command()
-def pause() -> None:
+def pause(as_json: JsonFlag = False) -> None:
     """Pause the connector (writes keep being accepted; events wait in the slot)."""
-    _run_connect("pause")
+    _run_connect("pause", connect_api.pause, as_json)
 
 
 @app.command()
-def resume() -> None:
+def resume(as_json: JsonFlag = False) -> None:
     """Resume the connector."""
-    _run_connect("resume")
+    _run_connect("resume", connect_api.resume, as_json)
 
 
 @app.command()
-def restart() -> None:
+def restart(as_json: JsonFlag = False) -> None:
     """Restart the connector and its tasks."""
-    _run_connect("restart")
+    _run_connect("restart", connect_api.restart, as_json)
 
 
 @app.command(name="lag")
-def show_lag() -> None:
+def show_lag(as_json: JsonFlag = False) -> None:
     """Show how far Connect (WAL bytes) and the Spark job (offsets) are behind."""
     settings = get_settings()
-    slot = lag.slot_lag(settings=settings)
+    with readable_errors("lag"):
+        slot = lag.slot_lag(settings=settings)
+        parts = lag.topic_lag(settings=settings)
+    if as_json:
+        emit_json(
+            {
+                "slot": None
+                if slot is None
+                else {"name": settings.replication_slot, **vars(slot), "lost": slot.lost},
+                "topic": settings.topic,
+                "partitions": [{**vars(p), "open_transaction": p.open_transaction} for p in parts],
+            }
+        )
+        return
+    _print_slot(settings.replication_slot, slot)
+    table = Table(title=f"{settings.topic}: aggregation job (read_committed)")
+    for column in ("partition", "end offset", "stable offset", "applied through", "behind"):
+        table.add_column(column, justify="right")
+    for part in parts:
+        table.add_row(
+            str(part.partition),
+            str(part.end_offset),
+            str(part.stable_offset),
+            "none" if part.applied_through is None else str(part.applied_through),
+            str(part.behind),
+        )
+    console.print(table)
+    for part in parts:
+        if part.open_transaction:
+            console.print(
+                f"partition {part.partition}: a transaction is open "
+                f"({part.end_offset - part.stable_offset} offsets past the stable offset); "
+                "read_committed readers wait at the stable offset until it ends"
+            )
+
+
+def _print_slot(name: str, slot: lag.SlotLag | None) -> None:
     if slot is None:
-        console.print(f"[red]replication slot {settings.replication_slot} is missing[/]")
+        console.print(f"[red]replication slot {name} is missing[/]")
     elif slot.lost:
         console.print(
-            f"[red]replication slot {settings.replication_slot} is LOST: Postgres removed WAL it "
+            f"[red]replication slot {name} is LOST: Postgres removed WAL it "
             "still needed (max_slot_wal_keep_size), so order events in it never reached Kafka. "
             "Recover as docs/operations.md#a-lost-replication-slot says.[/]"
         )
@@ -76,16 +116,44 @@ def show_lag() -> None:
         state = "active" if slot.active else "INACTIVE (connector down or paused)"
         safe = "unlimited" if slot.safe_wal_size is None else f"{slot.safe_wal_size} bytes"
         console.print(
-            f"slot {settings.replication_slot}: {state}, wal_status {slot.wal_status}, "
+            f"slot {name}: {state}, wal_status {slot.wal_status}, "
             f"{slot.retained_bytes} WAL bytes retained, {slot.bytes_behind} not yet confirmed, "
             f"safe_wal_size {safe}"
         )
-    table = Table(title=f"{settings.topic}: aggregation job")
-    for column in ("partition", "end offset", "applied through", "behind"):
-        table.add_column(column, justify="right")
-    for part in lag.topic_lag(settings=settings):
+
+
+@app.command(name="alerts")
+def show_alerts(
+    pending: bool = typer.Option(
+        False, "--pending", help="Also list alerts not yet firing for their rule's `for:`."
+    ),
+    as_json: JsonFlag = False,
+) -> None:
+    """List the alerts Prometheus is firing, most severe first, each with its runbook."""
+    observability = get_observability_settings()
+    with readable_errors("alerts"):
+        found = alerts.current(
+            url=observability.prometheus_url,
+            timeout=observability.prometheus_timeout_s,
+            include_pending=pending,
+        )
+    if as_json:
+        emit_json(found)
+        return
+    if not found:
+        console.print(f"no alert is firing (Prometheus at {observability.prometheus_url})")
+        return
+    table = Table(title=f"alerts (Prometheus at {observability.prometheus_url})")
+    for column in ("alert", "severity", "state", "since", "summary", "runbook"):
+        table.add_column(column)
+    for alert in found:
         table.add_row(
-            str(part.partition), str(part.end_offset), str(part.applied_through), str(part.behind)
+            alert.name,
+            alert.severity,
+            alert.state,
+            alert.active_at[:19],
+            alert.summary,
+            alert.runbook,
         )
     console.print(table)
 
@@ -93,24 +161,24 @@ def show_lag() -> None:
 @app.command()
 def maintenance(
     dry_run: bool = typer.Option(False, "--dry-run", help="Only show what would be removed."),
+    as_json: JsonFlag = False,
 ) -> None:
     """Run the maintenance tasks once now (what the stack's maintenance process does on its
     schedule): expired Idempotency-Keys, ledger rows and remembered ids past their window."""
     retention = get_retention_settings()
     windows = Windows.of(retention)
-    try:
+    with readable_errors("maintenance"):
         removed = run_once(
             settings=get_settings(),
             windows=windows,
             batch=retention.maintenance_batch_rows,
             dry_run=dry_run,
         )
-    except psycopg.OperationalError as exc:
-        console.print(f"[red]maintenance failed: the database is unreachable ({exc})[/]")
-        raise typer.Exit(1) from exc
     if removed is None:
-        console.print("another maintenance run holds the lock: nothing done, try again later")
-        raise typer.Exit(1)
+        fail("maintenance", "another maintenance run holds the lock: nothing done, try again later")
+    if as_json:
+        emit_json({"dry_run": dry_run, "removed": removed})
+        return
     table = Table(title="would be removed (dry run)" if dry_run else "removed")
     table.add_column("task")
     table.add_column("rows", justify="right")

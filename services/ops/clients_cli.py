@@ -1,41 +1,23 @@
 """`onceflow-ops clients ...`: create, list, rotate and revoke API clients (docs/operations.md)."""
 
-import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from uuid import UUID
 
-import psycopg
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from onceflow.settings import get_settings
 from services.ops import client_queries, clients
+from services.ops.output import JsonFlag, console, emit_json, readable_errors
 
 app = typer.Typer(help="API clients and their keys.", no_args_is_help=True)
-console = Console(width=120)
 SCOPES_HELP = "Comma-separated: orders:write, orders:read."
 KEY_ONCE = "This key is shown only now: store it safely (it cannot be recovered)."
 
 
-@contextmanager
-def _readable_errors(action: str) -> Iterator[None]:
-    try:
-        yield
-    except clients.ClientError as exc:
-        console.print(f"[red]{action} failed:[/] {exc}", highlight=False)
-        raise typer.Exit(1) from exc
-    except psycopg.OperationalError as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        console.print(f"[red]{action} failed: the database is unreachable ({reason})[/]")
-        raise typer.Exit(1) from exc
-
-
 def _show(issued: clients.Issued, as_json: bool) -> None:
     if as_json:
-        doc = {**vars(issued), "client_id": str(issued.client_id), "scopes": list(issued.scopes)}
-        typer.echo(json.dumps(doc))
+        emit_json(issued)
         return
     console.print(f"client {issued.name} ({issued.client_id}), scopes {', '.join(issued.scopes)}")
     typer.echo(issued.key)
@@ -47,10 +29,10 @@ def create(
     name: str,
     scopes: str = typer.Option(..., "--scopes", help=SCOPES_HELP),
     rate: float | None = typer.Option(None, "--rate", help="Requests/s (default: the API's)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: JsonFlag = False,
 ) -> None:
     """Create a client and print its key once."""
-    with _readable_errors("create"):
+    with readable_errors("create"):
         issued = clients.create_client(
             settings=get_settings(), name=name, scopes=clients.parse_scopes(scopes), rate_per_s=rate
         )
@@ -58,10 +40,13 @@ def create(
 
 
 @app.command(name="list")
-def list_() -> None:
+def list_(as_json: JsonFlag = False) -> None:
     """List every client (never a key)."""
-    with _readable_errors("list"):
+    with readable_errors("list"):
         rows = client_queries.list_clients(settings=get_settings())
+    if as_json:
+        emit_json(rows)
+        return
     table = Table(title="API clients")
     columns: dict[str, Callable[[client_queries.ClientRow], object]] = {
         "client id": lambda r: r.id,
@@ -82,10 +67,10 @@ def list_() -> None:
 @app.command()
 def rotate(
     client_id: UUID,
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: JsonFlag = False,
 ) -> None:
     """Issue a new key; older keys stay live until `revoke CLIENT_ID --old-keys`."""
-    with _readable_errors("rotate"):
+    with readable_errors("rotate"):
         issued = clients.issue_key(settings=get_settings(), client_id=client_id)
     _show(issued, as_json)
 
@@ -94,9 +79,13 @@ def rotate(
 def revoke(
     client_id: UUID,
     old_keys: bool = typer.Option(False, "--old-keys", help="Only keys older than the newest."),
+    as_json: JsonFlag = False,
 ) -> None:
     """Revoke a client and all its keys (effective on every API worker within 1 s)."""
-    with _readable_errors("revoke"):
+    with readable_errors("revoke"):
         count = clients.revoke(settings=get_settings(), client_id=client_id, old_keys_only=old_keys)
     what = "older keys" if old_keys else "client and keys"
+    if as_json:
+        emit_json({"client_id": client_id, "revoked": what, "keys_stopped": count})
+        return
     console.print(f"revoked {client_id}: {what} ({count} key(s) stopped working)")
