@@ -21,7 +21,9 @@ restore() {
   env -u ONCEFLOW_TOPIC_RETENTION_MS -u ONCEFLOW_TOPIC_SEGMENT_MS -u ONCEFLOW_DEDUP_WINDOW \
     -u ONCEFLOW_DEDUP_PARTITION -u ONCEFLOW_MAINTENANCE_INTERVAL -u ONCEFLOW_ALLOW_SHORT_WINDOWS \
     -u ONCEFLOW_API_IDEMPOTENCY_RETENTION_HOURS bash -c '
-      make down && rm -rf .stack/data
+      set -e
+      make down
+      rm -rf .stack/data
       if [ -e "$0" ]; then mv "$0" .stack/data; fi
       make up' "$KEPT"
 }

@@ -53,6 +53,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq >/dev/null || die "apt-get update failed: check the Debian package mirror, then run make up again."
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
     die "apt-get install ${missing[*]} failed: see the output above, then run make up again."
+  # ...nor at the next boot, where they would listen on every interface.
+  if [ -d /run/systemd/system ]; then
+    systemctl disable --now prometheus prometheus-node-exporter prometheus-postgres-exporter \
+      >/dev/null 2>&1 || true
+  fi
 fi
 
 stamp=.venv/.installed-$(cat pyproject.toml requirements.lock 2>/dev/null | sha256sum | cut -c1-16)

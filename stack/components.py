@@ -40,6 +40,10 @@ def _http_ok(url: str) -> bool:
     return httpx.get(url, timeout=2).status_code == 200
 
 
+def _metrics(port: int | None) -> str:
+    return f", metrics http://127.0.0.1:{port}" if port else ""
+
+
 def _aggregation(python: Path) -> Component:
     """The job is ready when its metrics port answers; the Spark UI is where it runs when on."""
     agg, metrics_port = get_aggregation_settings(), get_observability_settings().agg_metrics_port
@@ -62,6 +66,9 @@ def components(settings: Settings) -> list[Component]:
     python = paths.VENV_BIN / "python"
     retention, notify = get_retention_settings(), get_notification_settings()
     observe = get_observability_settings()
+    jmx = observe.jmx_exporter_enabled
+    kafka_jmx = observe.kafka_jmx_port if jmx else None
+    connect_jmx = observe.connect_jmx_port if jmx else None
     prometheus_url = observe.prometheus_url
     notifications = [
         Component(
@@ -88,17 +95,17 @@ def components(settings: Settings) -> list[Component]:
         ),
         Component(
             name="kafka",
-            command=jvm.kafka_command(observe.kafka_jmx_port),
-            ports=(int(kafka_port), jvm.CONTROLLER_PORT, observe.kafka_jmx_port),
+            command=jvm.kafka_command(kafka_jmx),
+            ports=(int(kafka_port), jvm.CONTROLLER_PORT, *filter(None, [kafka_jmx])),
             ready=lambda: port_open(kafka_host, int(kafka_port)),
-            where=f"{settings.kafka_bootstrap}, metrics http://127.0.0.1:{observe.kafka_jmx_port}",
+            where=f"{settings.kafka_bootstrap}{_metrics(kafka_jmx)}",
         ),
         Component(
             name="connect",
-            command=jvm.connect_command(observe.connect_jmx_port),
-            ports=(connect_port, observe.connect_jmx_port),
+            command=jvm.connect_command(connect_jmx),
+            ports=(connect_port, *filter(None, [connect_jmx])),
             ready=lambda: _http_ok(settings.connect_url + "/connectors"),
-            where=f"{settings.connect_url}, metrics http://127.0.0.1:{observe.connect_jmx_port}",
+            where=f"{settings.connect_url}{_metrics(connect_jmx)}",
             start_timeout=180,
         ),
         Component(

@@ -43,28 +43,29 @@ def _java(component: str, heap: str, main: str, *args: str, agent: str | None = 
     ]
 
 
-def kafka_command(jmx_port: int) -> str:
-    """The KRaft broker+controller, its metrics on 127.0.0.1:jmx_port."""
+def kafka_command(jmx_port: int | None) -> str:
+    """The KRaft broker+controller, its metrics on 127.0.0.1:jmx_port (None: no agent)."""
     return " ".join(
         _java(
             "kafka",
             "1g",
             "kafka.Kafka",
             str(KAFKA_PROPERTIES),
-            agent=jmx_agent(jmx_port, "kafka.yml"),
+            agent=jmx_agent(jmx_port, "kafka.yml") if jmx_port else None,
         )
     )
 
 
-def connect_command(jmx_port: int) -> str:
-    """The Kafka Connect distributed worker, its (and Debezium's) metrics on 127.0.0.1:jmx_port."""
+def connect_command(jmx_port: int | None) -> str:
+    """The Kafka Connect distributed worker, its (and Debezium's) metrics on 127.0.0.1:jmx_port
+    (None: no agent)."""
     return " ".join(
         _java(
             "connect",
             "1g",
             "org.apache.kafka.connect.cli.ConnectDistributed",
             str(WORKER_PROPERTIES),
-            agent=jmx_agent(jmx_port, "connect.yml"),
+            agent=jmx_agent(jmx_port, "connect.yml") if jmx_port else None,
         )
     )
 

@@ -8,6 +8,12 @@ as the de-duplication window. The columns are nullable: ids remembered before th
 have no journey. Adding nullable columns without a default changes only the catalog; the
 partitioned index is built on every partition (and on each one dedup_cover creates later).
 
+Downtime: the ALTER takes an ACCESS EXCLUSIVE lock on applied_events and holds it (in this
+migration's transaction) while the index is built, so the job's batches, maintenance and
+analysts' reads of the set wait that long. Locally it is a moment; on a large set stop the
+aggregation job first (docs/operations.md, "Upgrading"). lock_timeout makes the migration give
+up, rather than queue every reader behind it, when a long transaction holds the table.
+
 Revision ID: 0009_journey
 Revises: 0008_dedup_width_change
 Create Date: 2026-11-23
@@ -32,6 +38,7 @@ COLUMNS = (
 
 
 def upgrade() -> None:
+    op.execute("SET LOCAL lock_timeout = '10s'")
     added = ", ".join(f"ADD COLUMN {name} {pg_type}" for name, pg_type in COLUMNS)
     op.execute(f"ALTER TABLE analytics.applied_events {added}")
     op.execute("CREATE INDEX applied_events_by_order ON analytics.applied_events (order_id)")

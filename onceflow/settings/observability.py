@@ -19,7 +19,9 @@ class ObservabilitySettings(BaseSettings):
     # Prometheus drops samples older than this, or the oldest blocks past the size.
     prometheus_retention_time: str = "7d"
     prometheus_retention_size: str = "1GB"
-    # The JMX exporter agent in each JVM.
+    # The JMX exporter agent in each JVM (false: no agent; bench/observe_bench.py measures the
+    # cost of observing with it).
+    jmx_exporter_enabled: bool = True
     kafka_jmx_port: int = 9404
     connect_jmx_port: int = 9405
     pg_exporter_port: int = 9187

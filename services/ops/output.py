@@ -68,5 +68,7 @@ def readable_errors(action: str) -> Iterator[None]:
         fail(action, str(exc))
     except psycopg.OperationalError as exc:
         fail(action, f"the database is unreachable ({_first_line(exc)})")
+    except psycopg.Error as exc:  # e.g. a schema older than this code: run `make up`
+        fail(action, f"the database refused the query ({_first_line(exc)})")
     except KafkaException as exc:
         fail(action, f"Kafka is unreachable or refused the request ({_first_line(exc)})")

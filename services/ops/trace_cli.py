@@ -2,16 +2,12 @@
 
 from datetime import datetime
 
-import psycopg
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from onceflow.settings import get_settings
 from services.ops.journey import EventHop, Journey, iso, journey
-
-console = Console(width=140)
-errors = Console(width=140, stderr=True)
+from services.ops.output import JsonFlag, console, errors, readable_errors
 
 
 def _since(at: datetime | None, start: datetime) -> str:
@@ -65,20 +61,17 @@ def show(found: Journey) -> None:
 
 
 def trace(
+    as_json: JsonFlag = False,
     order_id: str = typer.Argument(..., help="The order's id (a UUID)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Show one order's journey: API commit -> Kafka offset -> the batch that counted it ->
     its notification."""
     try:
-        found = journey(settings=get_settings(), order_id=order_id)
+        with readable_errors("trace"):
+            found = journey(settings=get_settings(), order_id=order_id)
     except ValueError as exc:
         errors.print(str(exc), highlight=False)
         raise typer.Exit(2) from exc
-    except psycopg.OperationalError as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        errors.print(f"trace failed: the database is unreachable ({reason})", highlight=False)
-        raise typer.Exit(1) from exc
     if found is None:
         errors.print(
             f"No order {order_id}: neither the order API nor the aggregation job knows it "

@@ -10,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -165,7 +164,7 @@ class Orders(threading.Thread):
                 place(self.api, customer, "EUR", [item])
                 self.placed += 1
             except (AssertionError, httpx.HTTPError):
-                time.sleep(1)  # the API restarting: orders resume after it
+                self.stopping.wait(1)  # the API restarting: orders resume after it
 
     def stop(self) -> None:
         self.stopping.set()

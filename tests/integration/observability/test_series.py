@@ -87,6 +87,14 @@ def test_wal_status_is_a_label_of_one_series_per_slot() -> None:
     assert len(slots) == len(set(slots))
 
 
+def test_debezium_lag_is_one_series_per_connector() -> None:
+    # The exporter's patterns are not anchored: Debezium's statistics beside the attribute
+    # (MaxValue, P99, ...) would come out under the same name and make the lag look stuck.
+    lag = f"debezium_postgres_streaming_milliseconds_behind_source{{{SERVER}}}"
+    samples = wait_for_samples(f"count by (instance, server) ({lag})")
+    assert [value(s) for s in samples] == [1.0]
+
+
 @pytest.mark.parametrize(
     "expr",
     [
