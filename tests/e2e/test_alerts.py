@@ -7,7 +7,6 @@ clears it."""
 
 import json
 import shutil
-import socket
 import subprocess
 import threading
 import uuid
@@ -22,18 +21,11 @@ from typer.testing import CliRunner
 from onceflow.settings import ObservabilitySettings, Settings, get_observability_settings
 from services.ops import alerts, cli, connect_api
 from stack import supervisor
-from stack.waiting import port_open, wait_for
+from stack.waiting import free_port, port_open, wait_for
 from tests.e2e.orders import place
 from tests.integration.observability.rules import RULE_FILES, load
 
 FOR = "3s"  # instead of each rule's `for:` (minutes in production)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def _write_config(folder: Path, observability: ObservabilitySettings) -> Path:
@@ -76,7 +68,7 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         assert port_open("127.0.0.1", port), f"{what} does not answer on 127.0.0.1:{port}"
     folder = tmp_path_factory.mktemp("prometheus")
     config = _write_config(folder, observability)
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     with (folder / "prometheus.log").open("wb") as log:
         process = subprocess.Popen(

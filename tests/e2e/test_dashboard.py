@@ -6,7 +6,6 @@ whose Prometheus is down must say so. Screenshots land in .stack/artifacts/ (pat
 """
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from playwright.sync_api import Browser, Page
 from onceflow import paths
 from onceflow.settings import get_observability_settings
 from services.dashboard.panels import PANELS
-from stack.waiting import wait_for
+from stack.waiting import free_port, wait_for
 from tests.e2e.orders import act, place
 from tests.integration.dashboard.browser import chromium
 
@@ -168,17 +167,10 @@ def test_a_malformed_and_an_unknown_order_read_as_sentences(dashboard_url: str, 
         assert ("UUID" if status == "422" else "no order") in text
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 def test_prometheus_down_reads_as_prometheus_unreachable(page: Page) -> None:
     """A second dashboard pointed at a port where no Prometheus listens (the stack's own
     Prometheus keeps running): the page says so within seconds, the charts stay calm."""
-    port, nowhere = _free_port(), _free_port()
+    port, nowhere = free_port(), free_port()
     env = {
         **os.environ,
         "ONCEFLOW_DASHBOARD_PORT": str(port),

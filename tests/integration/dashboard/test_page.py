@@ -17,8 +17,9 @@ from playwright.sync_api import Browser, Page
 from onceflow.settings import ObservabilitySettings, Settings
 from services.dashboard.app import create_app
 from services.dashboard.panels import PANELS
+from stack.waiting import free_port
 from tests.integration.dashboard.browser import chromium
-from tests.unit.dashboard.fakes import closed_port, fake_prometheus, journey_doc
+from tests.unit.dashboard.fakes import fake_prometheus, journey_doc
 
 ORDER = "0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8b"
 
@@ -60,7 +61,7 @@ def dashboard() -> Iterator[str]:
 
 @pytest.fixture
 def blind_dashboard() -> Iterator[str]:
-    server, url = _serve(closed_port())
+    server, url = _serve(free_port())
     yield url
     server.should_exit = True
 

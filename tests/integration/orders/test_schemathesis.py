@@ -4,7 +4,6 @@ authenticated with a client created for the run, and `ignored_auth` checks that 
 that declares the bearer scheme rejects a request without a key (or with a wrong one)."""
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ import pytest
 
 from onceflow.settings import Settings
 from stack.postgres import superuser_conninfo
+from stack.waiting import free_port
 from tests.integration.clients import new_client
 
 CHECKS = ",".join(
@@ -38,13 +38,6 @@ def ready(url: str) -> bool:
         return httpx.get(f"{url}/readyz", timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")

@@ -3,21 +3,12 @@ on a loopback port), a journey in services.ops.journey's shape, and ports nobody
 
 import json
 import math
-import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
-
-
-def closed_port() -> int:
-    """A loopback port that nothing listens on (just released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def _answer(path: str) -> dict[str, Any]:

@@ -16,7 +16,8 @@ from fastapi.testclient import TestClient
 from onceflow.settings import ObservabilitySettings, Settings
 from services.dashboard.app import create_app
 from services.dashboard.routers import page
-from tests.unit.dashboard.fakes import closed_port, fake_prometheus
+from stack.waiting import free_port
+from tests.unit.dashboard.fakes import fake_prometheus
 
 ORDER = UUID("0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8b")
 JOURNEY = {"order_id": str(ORDER), "events": [{"partition": 1, "offset": 7}]}
@@ -51,7 +52,7 @@ def silent_port() -> Iterator[int]:
 
 
 def test_the_page_its_files_and_the_panels_are_served() -> None:
-    with _client(closed_port()) as client:
+    with _client(free_port()) as client:
         html = client.get("/")
         assert html.status_code == 200
         assert "Order journey" in html.text
@@ -66,7 +67,7 @@ def test_the_page_its_files_and_the_panels_are_served() -> None:
 def test_the_chart_library_comes_from_node_modules_or_a_sentence_says_how_to_get_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
-    with _client(closed_port()) as client:
+    with _client(free_port()) as client:
         assert client.get("/vendor/other.js").status_code == 404
         monkeypatch.setattr(page, "VENDOR", {"uPlot.iife.min.js": tmp_path / "missing.js"})
         missing = client.get("/vendor/uPlot.iife.min.js")
@@ -88,7 +89,7 @@ def test_prometheus_answers_pass_through(prometheus: int) -> None:
 
 
 def test_prometheus_down_is_one_sentence_not_a_trace() -> None:
-    with _client(closed_port()) as client:
+    with _client(free_port()) as client:
         answer = client.get("/api/prom/query", params={"query": "up"})
     assert answer.status_code == 502
     assert answer.headers["content-type"] == "application/problem+json"
@@ -109,7 +110,7 @@ def test_a_silent_prometheus_is_reported_within_its_timeout(silent_port: int) ->
 
 @pytest.mark.parametrize("order_id", ["42", "not-a-uuid", "0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8"])
 def test_a_malformed_order_id_is_a_readable_422(order_id: str) -> None:
-    with _client(closed_port()) as client:
+    with _client(free_port()) as client:
         answer = client.get(f"/api/journey/{order_id}")
     assert answer.status_code == 422
     assert answer.headers["content-type"] == "application/problem+json"
@@ -117,7 +118,7 @@ def test_a_malformed_order_id_is_a_readable_422(order_id: str) -> None:
 
 
 def test_journeys_known_unknown_and_unavailable() -> None:
-    with _client(closed_port()) as client:
+    with _client(free_port()) as client:
         assert client.get(f"/api/journey/{ORDER}").json() == JOURNEY
         unknown = client.get("/api/journey/0193a4b2-7c1d-7e3f-9a2b-000000000000")
         assert unknown.status_code == 404
@@ -128,7 +129,7 @@ def test_journeys_known_unknown_and_unavailable() -> None:
 
 
 def test_unknown_paths_are_problems() -> None:
-    with _client(closed_port()) as client:
+    with _client(free_port()) as client:
         answer = client.get("/nope")
     assert answer.status_code == 404
     assert answer.headers["content-type"] == "application/problem+json"

@@ -1,11 +1,10 @@
 """services/ops/alerts.py against a fake Prometheus: what is firing, most severe first; every
 failure to ask is one sentence (PrometheusError)."""
 
-import socket
-
 import pytest
 
 from services.ops.alerts import PrometheusError, current
+from stack.waiting import free_port
 from tests.unit.ops.fake_prometheus import Answer, alert, alerts_body, fake_prometheus
 
 
@@ -24,13 +23,6 @@ def test_firing_alerts_most_severe_first_and_pending_only_when_asked() -> None:
     assert firing[0].labels["connector"] == "orders-outbox"
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 @pytest.mark.parametrize(
     ("answer", "says"),
     [
@@ -46,6 +38,6 @@ def test_a_prometheus_that_misbehaves_is_one_sentence(answer: Answer, says: str)
 
 
 def test_a_prometheus_that_is_down_is_one_sentence() -> None:
-    url = f"http://127.0.0.1:{_closed_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(PrometheusError, match=f"Prometheus at {url} is unreachable"):
         current(url=url, timeout=0.5)
