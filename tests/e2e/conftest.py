@@ -27,7 +27,7 @@ def api(settings: Settings) -> Iterator[httpx.Client]:
         yield client
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture  # per test: test_restart restarts Postgres, which closes older connections
 def analyst(settings: Settings) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
     with psycopg.connect(settings.dsn("analyst"), autocommit=True) as conn:
         yield conn
