@@ -1,6 +1,6 @@
 """The cost of observing, in one run on the running stack (not a test):
 
-    .venv/bin/python -m bench.observe_bench --rounds 2
+    .venv/bin/python -m bench.observe_bench --rounds 5
 
 Each round runs the end-to-end benchmark (bench/pipeline_bench.py) with the exporters on, as
 shipped, and off: the broker and Connect restarted without the JMX exporter agent
@@ -9,7 +9,9 @@ alternates between rounds so the machine's drift hits both. What stays on is the
 own: the services' prometheus-client counters and the job's listener, which nothing scrapes
 when Prometheus is off. Each run is a throughput phase (orders offered faster than the machine
 takes them; throughput = orders / first post -> last counted in analytics) and a freshness
-phase (a steady rate, p99 of API commit -> analytics row). Memory: the PSS of Prometheus and
+phase (a steady rate below saturation, so p99 measures latency rather than a growing queue:
+100/s by default, where this 2-core machine takes ~250 orders/s; p99 of API commit ->
+analytics row). Memory: the PSS of Prometheus and
 of postgres-exporter, and of each JVM with and without its agent.
 """
 
@@ -32,8 +34,12 @@ JVMS = ("kafka", "connect")
 
 
 def _observing(on: bool) -> None:
-    """Bring the stack up with (on) or without (off) the agents; stop the scrapers when off."""
+    """Restart the broker and Connect with (on) or without (off) the agents; stop the scrapers
+    when off. Both modes restart both JVMs, so neither starts with the other's warm JIT."""
     env = {**os.environ, "ONCEFLOW_JMX_EXPORTER_ENABLED": str(on).lower()}
+    for name in reversed(JVMS):
+        if supervisor.state(name) == "RUNNING":
+            supervisor.proxy().supervisor.stopProcess(name, True)
     subprocess.run(
         [str(paths.VENV_BIN / "onceflow-stack"), "up"], env=env, check=True, capture_output=True
     )
@@ -54,7 +60,7 @@ def _pss_mib(name: str) -> float:
 
 
 @app.command()
-def main(rounds: int = 2, flood: int = 1000, rate: int = 200, seconds: int = 30) -> None:
+def main(rounds: int = 5, flood: int = 1000, rate: int = 100, seconds: int = 30) -> None:
     """Throughput and p99 freshness with and without the exporters; memory of each."""
     results: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     memory: dict[str, list[float]] = defaultdict(list)
