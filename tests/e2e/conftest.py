@@ -7,6 +7,7 @@ import psycopg
 import pytest
 
 from onceflow.settings import Settings, get_settings
+from tests.e2e.writer import Writer
 from tests.integration.clients import bearer, new_client
 
 
@@ -31,3 +32,11 @@ def api(settings: Settings) -> Iterator[httpx.Client]:
 def analyst(settings: Settings) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
     with psycopg.connect(settings.dsn("analyst"), autocommit=True) as conn:
         yield conn
+
+
+@pytest.fixture
+def writer(api: httpx.Client) -> Iterator[Writer]:
+    """A REST client posting orders in the background (start it after the test's barrier)."""
+    w = Writer(str(api.base_url), {"Authorization": api.headers["Authorization"]})
+    yield w
+    w.stopping.set()
