@@ -1,5 +1,6 @@
 # Images of Onceflow's own components for docker-compose.yml: `api` (the order API, also used
-# for provisioning and maintenance) and `aggregation` (the PySpark job with Spark's Kafka source on a local path).
+# for provisioning, maintenance and notifications) and `aggregation` (the PySpark job's driver, with
+# Spark's Kafka source on a local path; the executors run on compose's apache/spark workers).
 FROM maven:3.9-eclipse-temurin-17 AS spark-kafka-jars
 WORKDIR /src
 COPY stack/jvm/settings.xml stack/jvm/settings.xml
@@ -16,15 +17,23 @@ COPY services services
 COPY spark_jobs spark_jobs
 COPY stack stack
 COPY migrations migrations
+# The notifications instances' state folder, owned by their user: an empty named volume mounted
+# there copies this owner on first use (Docker would otherwise create it as root).
 RUN pip install --no-cache-dir -c requirements.lock . \
- && useradd --system --uid 10001 onceflow
+ && useradd --system --uid 10001 onceflow \
+ && install -d -o onceflow /app/.stack/data/notifications
 USER onceflow
 CMD ["python", "-m", "services.orders"]
 
+# The driver runs as apache/spark's user (uid 185), as the executors on the Spark workers do, so
+# both can write the checkpoint volume they share (compose's spark-checkpoints service owns it to
+# that user).
 FROM api AS aggregation
 USER root
 RUN apt-get update && apt-get install -y --no-install-recommends openjdk-17-jre-headless \
- && rm -rf /var/lib/apt/lists/*
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 185 spark \
+ && useradd --system --uid 185 --gid spark --home-dir /nonexistent spark
 COPY --from=spark-kafka-jars /jars /app/.stack/lib/spark-kafka
-USER onceflow
+USER spark
 CMD ["python", "-m", "spark_jobs.aggregation"]

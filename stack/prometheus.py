@@ -28,7 +28,7 @@ LOCAL = paths.CONF / "prometheus.yml"
 PG_QUERIES = paths.OBSERVABILITY / "postgres" / "queries.yml"
 
 # Each job's hosts in docker-compose.yml, in target order; a single port in the source is
-# used for every host of the job (three brokers, one JMX port each).
+# used for every host of the job (three brokers, two Connect workers, one JMX port each).
 COMPOSE_HOSTS: dict[str, tuple[str, ...]] = {
     "prometheus": ("localhost",),
     "api": ("api",),
@@ -36,7 +36,7 @@ COMPOSE_HOSTS: dict[str, tuple[str, ...]] = {
     "notifications": ("notifications-1", "notifications-2"),
     "aggregation": ("aggregation",),
     "kafka": ("kafka-1", "kafka-2", "kafka-3"),
-    "connect": ("connect",),
+    "connect": ("connect-1", "connect-2"),
     "postgres": ("postgres-exporter",),
 }
 

@@ -45,6 +45,9 @@ class AggregationSettings(BaseSettings):
     agg_driver_memory: str = "1g"
     agg_shuffle_partitions: int = 4
     agg_ui_host: str = "127.0.0.1"
+    # Where executors reach the driver (spark.driver.host); empty: agg_ui_host. On a cluster
+    # (client mode) with agg_ui_host 0.0.0.0, this is the driver's hostname (compose: aggregation).
+    agg_driver_host: str = ""
     agg_ui_port: int = 4040
     agg_ui_enabled: bool = True
     agg_spark_kafka_jars: Path = paths.LIB / "spark-kafka"

@@ -1,4 +1,4 @@
-"""The job's SparkSession: local, UTC, Spark UI on a fixed loopback port, Kafka jars by path."""
+"""The job's SparkSession, local or on a cluster: UTC, a fixed Spark UI port, Kafka jars by path."""
 
 import os
 from pathlib import Path
@@ -33,7 +33,7 @@ def build_session(
         SparkSession.builder.appName(app_name)
         .master(settings.agg_spark_master)
         .config("spark.driver.memory", settings.agg_driver_memory)
-        .config("spark.driver.host", settings.agg_ui_host)
+        .config("spark.driver.host", settings.agg_driver_host or settings.agg_ui_host)
         .config("spark.driver.bindAddress", settings.agg_ui_host)
         .config("spark.driver.extraJavaOptions", java_options)
         .config("spark.ui.enabled", str(settings.agg_ui_enabled).lower())

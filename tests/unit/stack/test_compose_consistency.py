@@ -1,35 +1,58 @@
-"""docker-compose.yml must describe the same pipeline as the local stack's own files."""
+"""docker-compose.yml must describe the same pipeline as the local stack's own files, in the
+cluster topology of the contract (section 7)."""
 
+import importlib
 import json
+import pkgutil
 import re
-from pathlib import Path
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
 import yaml
+from pydantic_settings import BaseSettings
 
+import onceflow.settings
 from onceflow.paths import ROOT
-from onceflow.settings import (
-    AggregationSettings,
-    ApiSettings,
-    NotificationSettings,
-    ObservabilitySettings,
-    RetentionSettings,
-    Settings,
-)
+from onceflow.settings import NotificationSettings, ObservabilitySettings, Settings
 from stack import jvm, prometheus
 from stack.components import components
 
-# Worker settings that differ by topology (addresses, paths, replication), not by behaviour.
+# Worker settings that differ by topology (addresses, paths, replication, how long the group
+# waits for a departed worker: 0 for the local single worker), not by behaviour.
 TOPOLOGY = re.compile(
     r"bootstrap\.servers|listeners|rest\.advertised\..*|plugin\..*|.*replication\.factor"
+    r"|scheduled\.rebalance\.max\.delay\.ms"
 )
-IMAGE_ENV_NAMES = {
-    "group.id": "GROUP_ID",
-    "config.storage.topic": "CONFIG_STORAGE_TOPIC",
-    "offset.storage.topic": "OFFSET_STORAGE_TOPIC",
-    "status.storage.topic": "STATUS_STORAGE_TOPIC",
+
+# How Debezium's Connect image turns its environment into worker properties (its
+# docker-entrypoint.sh): these plain variables, then every CONNECT_* one (CONNECT_A_B -> a.b).
+# It overwrites the CONNECT_* form of the plain ones with their value, or with its default.
+CONNECT_IMAGE_NAMES = {
+    "BOOTSTRAP_SERVERS": "bootstrap.servers",
+    "GROUP_ID": "group.id",
+    "CONFIG_STORAGE_TOPIC": "config.storage.topic",
+    "OFFSET_STORAGE_TOPIC": "offset.storage.topic",
+    "STATUS_STORAGE_TOPIC": "status.storage.topic",
+    "KEY_CONVERTER": "key.converter",
+    "VALUE_CONVERTER": "value.converter",
+    "ADVERTISED_HOST_NAME": "rest.advertised.host.name",
+    "ADVERTISED_PORT": "rest.advertised.port",
+    "REST_HOST_NAME": "rest.host.name",
+    "REST_PORT": "rest.port",
+    "OFFSET_FLUSH_INTERVAL_MS": "offset.flush.interval.ms",
+    "OFFSET_FLUSH_TIMEOUT_MS": "offset.flush.timeout.ms",
+    "SHUTDOWN_TIMEOUT": "task.shutdown.graceful.timeout.ms",
 }
+PLAIN_NAME_OF = {prop: name for name, prop in CONNECT_IMAGE_NAMES.items()}
+JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
+CONNECT_IMAGE_DEFAULTS = {"key.converter": JSON_CONVERTER, "value.converter": JSON_CONVERTER}
+
+# apache/spark's images run as user `spark`, uid 185 (`ARG spark_uid=185` in their Dockerfile).
+SPARK_IMAGE_UID = 185
+SPARK_MASTER_URL = "spark://spark-master:7077"
 
 
 @pytest.fixture(scope="module")
@@ -55,44 +78,209 @@ def _pom_property(pom: str, name: str) -> str:
     return match.group(1)
 
 
+def _replicas(compose: dict[str, Any], base: str) -> dict[str, dict[str, Any]]:
+    """The services `<base>-1`, `<base>-2`, ... by name."""
+    return {
+        name: service
+        for name, service in compose["services"].items()
+        if re.fullmatch(rf"{base}-\d+", name)
+    }
+
+
+def _command(service: dict[str, Any]) -> list[str]:
+    return [str(word) for word in service.get("command", [])]
+
+
+def _mounts(service: dict[str, Any]) -> dict[str, str]:
+    """Path in the container -> volume name or host path (short syntax)."""
+    return {v.split(":")[1]: v.split(":")[0] for v in service.get("volumes", [])}
+
+
+def _worker_properties(env: dict[str, Any]) -> dict[str, str]:
+    """The worker properties Debezium's image makes of a Connect service's environment."""
+    props = dict(CONNECT_IMAGE_DEFAULTS)
+    for name, value in env.items():
+        if name.startswith("ONCEFLOW_") or name == "KAFKA_OPTS":
+            continue
+        if name in CONNECT_IMAGE_NAMES:
+            props[CONNECT_IMAGE_NAMES[name]] = str(value)
+            continue
+        assert name.startswith("CONNECT_"), f"{name}: Debezium's image ignores it"
+        key = name.removeprefix("CONNECT_").lower().replace("_", ".")
+        assert key not in PLAIN_NAME_OF, f"{name}: the image overwrites it ({PLAIN_NAME_OF[key]})"
+        props[key] = str(value)
+    return props
+
+
+def _settings_classes() -> list[type[BaseSettings]]:
+    """Every settings class defined in a module of onceflow/settings, found by walking it."""
+    found: list[type[BaseSettings]] = []
+    for info in pkgutil.iter_modules(onceflow.settings.__path__, "onceflow.settings."):
+        module = importlib.import_module(info.name)
+        found += [
+            obj
+            for obj in vars(module).values()
+            if isinstance(obj, type)
+            and issubclass(obj, BaseSettings)
+            and obj.__module__ == module.__name__
+        ]
+    return found
+
+
+@dataclass
+class Stage:
+    """What a Dockerfile stage runs as, and the users and owned folders it has."""
+
+    user: str = "root"
+    uids: dict[str, int] = field(default_factory=dict)
+    owned: dict[str, str] = field(default_factory=dict)  # folder -> owner
+
+
+def _dockerfile_stages() -> dict[str, Stage]:
+    """The Dockerfile's stages by name; a stage built FROM another one inherits from it."""
+    text = re.sub(r"\\\n", " ", (ROOT / "Dockerfile").read_text())
+    stages: dict[str, Stage] = {}
+    stage = Stage()
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        if words[0] == "FROM":
+            base = stages.get(words[1], Stage())
+            stage = Stage(base.user, dict(base.uids), dict(base.owned))
+            stages[words[-1]] = stage
+        elif words[0] == "USER":
+            stage.user = words[1]
+        elif words[0] == "RUN":
+            for command in (c.split() for c in " ".join(words[1:]).split("&&")):
+                if command[:1] == ["useradd"]:
+                    stage.uids[command[-1]] = int(command[command.index("--uid") + 1])
+                if command[:3] == ["install", "-d", "-o"]:
+                    stage.owned[command[4]] = command[3]
+    return stages
+
+
+def _chowned_by(compose: dict[str, Any], volume: str) -> dict[str, str]:
+    """One-shot services that chown a volume's root: service name -> the new owner."""
+    found = {}
+    for name, service in compose["services"].items():
+        command = _command(service)
+        if command[:1] == ["chown"] and _mounts(service).get(command[-1]) == volume:
+            found[name] = command[1].split(":")[0]
+    return found
+
+
+def _waits_for(service: dict[str, Any], name: str) -> bool:
+    """Whether a service starts only after one-shot service `name` succeeded."""
+    depends = service.get("depends_on", {})
+    condition = depends.get(name, {}).get("condition") if isinstance(depends, dict) else None
+    return bool(condition == "service_completed_successfully")
+
+
 def test_compose_registers_the_connector_file_of_the_local_stack(compose: dict[str, Any]) -> None:
     init = compose["services"]["connect-init"]
     assert "./connect/orders-outbox.json:/connect/orders-outbox.json:ro" in init["volumes"]
     assert f"/connectors/{Settings().connector_name}/config" in init["command"]
 
 
-def test_connector_env_references_are_all_provided(compose: dict[str, Any]) -> None:
+def test_connector_env_references_are_provided_by_every_worker(compose: dict[str, Any]) -> None:
     names = re.findall(
         r"\$\{env:([A-Z_]+)\}", (ROOT / "connect" / "orders-outbox.json").read_text()
     )
     assert names, "the connector file should take addresses and secrets from the environment"
-    assert set(names) <= set(compose["services"]["connect"]["environment"])
+    for worker in _replicas(compose, "connect").values():
+        assert set(names) <= set(worker["environment"])
 
 
-def test_compose_worker_matches_worker_properties(compose: dict[str, Any]) -> None:
-    env = {k: str(v) for k, v in compose["services"]["connect"]["environment"].items()}
-    for key, value in _properties(ROOT / "connect" / "worker.properties").items():
-        if TOPOLOGY.fullmatch(key):
-            continue
-        name = IMAGE_ENV_NAMES.get(key, "CONNECT_" + key.upper().replace(".", "_"))
-        assert env.get(name) == value, (
-            f"worker.properties {key}={value} but compose {name}={env.get(name)}"
-        )
+def test_compose_workers_match_worker_properties(compose: dict[str, Any]) -> None:
+    local = _properties(ROOT / "connect" / "worker.properties")
+    workers = _replicas(compose, "connect")
+    assert workers
+    for name, worker in workers.items():
+        props = _worker_properties(worker["environment"])
+        for key, value in local.items():
+            if not TOPOLOGY.fullmatch(key):
+                assert props.get(key) == value, f"{name}: {key}={props.get(key)}, locally {value}"
 
 
-def test_compose_uses_only_known_settings_and_the_same_topic(compose: dict[str, Any]) -> None:
-    classes = (
-        Settings,
-        ApiSettings,
-        AggregationSettings,
-        RetentionSettings,
-        NotificationSettings,
-        ObservabilitySettings,
+def test_two_connect_workers_form_one_exactly_once_group(compose: dict[str, Any]) -> None:
+    workers = {
+        name: _worker_properties(service["environment"])
+        for name, service in _replicas(compose, "connect").items()
+    }
+    assert len(workers) == 2
+    group = (
+        "group.id",
+        "config.storage.topic",
+        "offset.storage.topic",
+        "status.storage.topic",
+        "exactly.once.source.support",
+        "scheduled.rebalance.max.delay.ms",
     )
-    fields = {f"ONCEFLOW_{name.upper()}" for cls in classes for name in cls.model_fields}
-    for service in compose["services"].values():
-        used = {name for name in service.get("environment", {}) if name.startswith("ONCEFLOW_")}
-        assert used <= fields, used - fields
+    assert len({tuple(props.get(key) for key in group) for props in workers.values()}) == 1
+    for name, props in workers.items():
+        assert props["exactly.once.source.support"] == "enabled", name
+        for topic in ("config", "offset", "status"):
+            assert props[f"{topic}.storage.replication.factor"] == "3", (name, topic)
+        # Each worker is reached at its own name (the leader forwards REST calls to it).
+        assert props["rest.advertised.host.name"] == name
+        # A dead worker's task moves to the other one within seconds, not the default 5 minutes.
+        assert int(props["scheduled.rebalance.max.delay.ms"]) <= 30_000, name
+
+
+def test_every_topic_is_replicated_three_times_with_min_isr_two(compose: dict[str, Any]) -> None:
+    brokers = _replicas(compose, "kafka")
+    assert len(brokers) == 3
+    for name, broker in brokers.items():
+        env = broker["environment"]
+        factors = {k: int(v) for k, v in env.items() if k.endswith("_REPLICATION_FACTOR")}
+        min_isr = {
+            k: int(v) for k, v in env.items() if k.endswith(("_MIN_ISR", "_MIN_INSYNC_REPLICAS"))
+        }
+        assert set(factors) >= {
+            "KAFKA_DEFAULT_REPLICATION_FACTOR",
+            "KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR",
+            "KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR",
+            "KAFKA_SHARE_COORDINATOR_STATE_TOPIC_REPLICATION_FACTOR",
+        }, name
+        assert set(min_isr) >= {
+            "KAFKA_MIN_INSYNC_REPLICAS",
+            "KAFKA_TRANSACTION_STATE_LOG_MIN_ISR",
+            "KAFKA_SHARE_COORDINATOR_STATE_TOPIC_MIN_ISR",
+        }, name
+        assert set(factors.values()) == {3}, (name, factors)
+        assert set(min_isr.values()) == {2}, (name, min_isr)
+        voters = env["KAFKA_CONTROLLER_QUORUM_VOTERS"].split(",")
+        assert {v.split("@")[1].split(":")[0] for v in voters} == set(brokers)
+    assert len({b["environment"]["KAFKA_NODE_ID"] for b in brokers.values()}) == 3
+    bootstrap = compose["x-onceflow-env"]["ONCEFLOW_KAFKA_BOOTSTRAP"].split(",")
+    assert {address.split(":")[0] for address in bootstrap} == set(brokers)
+    # The connector's own topics (heartbeats) take the brokers' default: -1, or 3.
+    connector = json.loads((ROOT / "connect" / "orders-outbox.json").read_text())
+    for key, value in connector.items():
+        if key.endswith("replication.factor"):
+            assert value in ("-1", "3"), key
+
+
+def test_settings_classes_are_discovered() -> None:
+    classes = _settings_classes()
+    exported = [getattr(onceflow.settings, name) for name in onceflow.settings.__all__]
+    assert {obj for obj in exported if isinstance(obj, type)} <= set(classes)
+
+
+def test_every_onceflow_variable_in_compose_is_a_setting(compose: dict[str, Any]) -> None:
+    fields = {
+        f"{cls.model_config.get('env_prefix', '')}{name}".upper()
+        for cls in _settings_classes()
+        for name in cls.model_fields
+    }
+    # Keys of environments and ${...} references alike.
+    used = set(re.findall(r"\bONCEFLOW_[A-Z0-9_]+", (ROOT / "docker-compose.yml").read_text()))
+    assert used
+    assert used <= fields, sorted(used - fields)
+
+
+def test_compose_uses_the_same_topic(compose: dict[str, Any]) -> None:
     assert compose["x-onceflow-env"]["ONCEFLOW_TOPIC"] == Settings().topic
     connector = json.loads((ROOT / "connect" / "orders-outbox.json").read_text())
     route = connector.get("config", connector)["transforms.outbox.route.topic.replacement"]
@@ -102,14 +290,107 @@ def test_compose_uses_only_known_settings_and_the_same_topic(compose: dict[str, 
 def test_compose_images_match_the_local_versions(compose: dict[str, Any]) -> None:
     assert compose["x-kafka"]["image"] == f"apache/kafka:{_pom_property('kafka', 'kafka.version')}"
     debezium = _pom_property("debezium", "debezium.version")
-    assert compose["services"]["connect"]["image"] == f"quay.io/debezium/connect:{debezium}"
+    for worker in _replicas(compose, "connect").values():
+        assert worker["image"] == f"quay.io/debezium/connect:{debezium}"
+
+
+def test_spark_nodes_run_the_spark_of_pyspark(compose: dict[str, Any]) -> None:
+    images = {
+        str(service["image"])
+        for service in compose["services"].values()
+        if str(service.get("image", "")).startswith("apache/spark:")
+    }
+    assert len(images) == 1, images
+    spark = images.pop().split(":", 1)[1].split("-")[0]
+    assert spark == version("pyspark") == _pom_property("spark-kafka", "spark.version")
+
+
+def test_the_job_runs_in_client_mode_on_the_standalone_cluster(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert "org.apache.spark.deploy.master.Master" in _command(services["spark-master"])
+    workers = _replicas(compose, "spark-worker")
+    assert len(workers) == 2
+    for name, worker in workers.items():
+        command = _command(worker)
+        assert "org.apache.spark.deploy.worker.Worker" in command
+        assert command[-1] == SPARK_MASTER_URL
+        # The driver and the other executors reach this worker's executors by this name.
+        assert command[command.index("--host") + 1] == name
+    env = services["aggregation"]["environment"]
+    assert env["ONCEFLOW_AGG_SPARK_MASTER"] == SPARK_MASTER_URL
+    # Executors connect back to the driver: by its service name, not its bind address.
+    assert env["ONCEFLOW_AGG_DRIVER_HOST"] == "aggregation"
+    assert env["ONCEFLOW_AGG_UI_HOST"] == "0.0.0.0"
+
+
+def test_the_checkpoint_is_shared_by_the_driver_and_every_worker(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    env = services["aggregation"]["environment"]
+    driver = _mounts(services["aggregation"])
+    for setting in ("ONCEFLOW_AGG_CHECKPOINT_DIR", "ONCEFLOW_AGG_BACKFILL_CHECKPOINT_ROOT"):
+        path = PurePosixPath(env[setting])
+        mount = next((m for m in driver if path.is_relative_to(m)), None)
+        assert mount, f"{setting}={path} is on no volume of the driver"
+        assert driver[mount] in compose["volumes"], "a named volume"
+        for name in _replicas(compose, "spark-worker"):
+            assert _mounts(services[name]).get(mount) == driver[mount], (name, mount)
+
+
+def test_the_checkpoint_volume_belongs_to_the_spark_user(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    volume = _mounts(services["aggregation"])["/checkpoints"]
+    owners = _chowned_by(compose, volume)
+    assert len(owners) == 1, owners
+    [(init, owner)] = owners.items()
+    assert services[init]["user"] == "root"
+    assert owner == "spark"
+    users = [name for name, s in services.items() if volume in _mounts(s).values()]
+    for name in users:
+        if name != init:
+            assert _waits_for(services[name], init), f"{name} may start before {init}"
+    # The driver is the same user as the executors on apache/spark's workers.
+    aggregation = _dockerfile_stages()[services["aggregation"]["build"]["target"]]
+    assert aggregation.user == owner
+    assert aggregation.uids[owner] == SPARK_IMAGE_UID
+
+
+def test_our_images_can_write_their_named_volumes(compose: dict[str, Any]) -> None:
+    stages = _dockerfile_stages()
+    for name, service in compose["services"].items():
+        if "build" not in service:
+            continue
+        stage = stages[service["build"]["target"]]
+        assert stage.user != "root", name
+        for path, volume in _mounts(service).items():
+            if volume not in compose["volumes"]:
+                continue
+            # Docker makes an empty named volume root-owned unless the image has the folder.
+            chowned = {
+                init
+                for init, owner in _chowned_by(compose, volume).items()
+                if owner == stage.user and _waits_for(service, init)
+            }
+            assert stage.owned.get(path) == stage.user or chowned, (name, path, stage.user)
+
+
+def test_each_notifications_instance_has_its_own_number(compose: dict[str, Any]) -> None:
+    notify = NotificationSettings()
+    instances = _replicas(compose, "notifications")
+    numbers = []
+    for name, service in instances.items():
+        command = _command(service)
+        assert command[:3] == ["python", "-m", "services.notifications"], name
+        assert name == f"notifications-{command[3]}"
+        numbers.append(int(command[3]))
+        state = PurePosixPath("/app") / notify.notify_state_dir.relative_to(ROOT)
+        assert str(state) in _mounts(service), name
+    assert sorted(numbers) == list(range(1, notify.notify_instances + 1))
 
 
 def test_every_local_component_is_a_compose_service(compose: dict[str, Any]) -> None:
-    # Compose runs Kafka as three brokers, kafka-1..3; every other name is the same.
-    services = {
-        name.split("-")[0] if name.startswith("kafka-") else name for name in compose["services"]
-    }
+    # Compose runs Kafka as three brokers (kafka-1..3) and Connect as two workers (connect-1, 2);
+    # every other name is the same.
+    services = {re.sub(r"^(kafka|connect)-\d+$", r"\1", name) for name in compose["services"]}
     # Compose users get the local dashboard's panels in Grafana (observability/grafana).
     compose_name = {"dashboard": "grafana"}
     names = {compose_name.get(c.name, c.name) for c in components(Settings())}
@@ -138,6 +419,12 @@ def test_compose_prometheus_runs_the_config_rendered_from_the_local_one(
         assert hosts <= set(compose["services"]) | {"localhost"}, (job, hosts)
 
 
+def test_compose_prometheus_scrapes_every_replica(compose: dict[str, Any]) -> None:
+    composed = prometheus.targets(prometheus.compose_config())
+    for job in ("kafka", "connect", "notifications"):
+        assert {t.rsplit(":", 1)[0] for t in composed[job]} == set(_replicas(compose, job)), job
+
+
 def test_compose_exporters_match_the_local_ones(compose: dict[str, Any]) -> None:
     services = compose["services"]
     exporter = services["postgres-exporter"]
@@ -152,12 +439,10 @@ def test_compose_exporters_match_the_local_ones(compose: dict[str, Any]) -> None
     assert "shop_monitor" in exporter["environment"]["DATA_SOURCE_NAME"]
     assert compose["x-onceflow-env"]["ONCEFLOW_MONITOR_DB_USER"] == Settings().monitor_db_user
     observe = ObservabilitySettings()
-    for name, port, rules in (
-        ("kafka-1", observe.kafka_jmx_port, "kafka.yml"),
-        ("kafka-2", observe.kafka_jmx_port, "kafka.yml"),
-        ("kafka-3", observe.kafka_jmx_port, "kafka.yml"),
-        ("connect", observe.connect_jmx_port, "connect.yml"),
-    ):
+    jvms = [(name, observe.kafka_jmx_port, "kafka.yml") for name in _replicas(compose, "kafka")]
+    jvms += [(n, observe.connect_jmx_port, "connect.yml") for n in _replicas(compose, "connect")]
+    assert len(jvms) == 5
+    for name, port, rules in jvms:
         service = services[name]
         agent = "/opt/jmx-agent/jmx_prometheus_javaagent.jar"
         assert service["environment"]["KAFKA_OPTS"] == (
@@ -177,11 +462,14 @@ def test_compose_grafana_mounts_the_repositorys_folders(compose: dict[str, Any])
 
 
 def test_compose_host_ports_bind_to_loopback(compose: dict[str, Any]) -> None:
-    for name, service in compose["services"].items():
+    services = compose["services"]
+    for name, service in services.items():
         for mapping in service.get("ports", []):
             assert str(mapping).startswith("127.0.0.1:"), (name, mapping)
     observe = ObservabilitySettings()
-    assert compose["services"]["prometheus"]["ports"] == [
-        f"127.0.0.1:{observe.prometheus_port}:9090"
-    ]
-    assert compose["services"]["grafana"]["ports"] == [f"127.0.0.1:{observe.dashboard_port}:3000"]
+    assert services["prometheus"]["ports"] == [f"127.0.0.1:{observe.prometheus_port}:9090"]
+    assert services["grafana"]["ports"] == [f"127.0.0.1:{observe.dashboard_port}:3000"]
+    # The contract's cluster addresses: Connect's REST on 8083 and 8084, Spark's UI on 8080.
+    assert services["connect-1"]["ports"] == ["127.0.0.1:8083:8083"]
+    assert services["connect-2"]["ports"] == ["127.0.0.1:8084:8083"]
+    assert services["spark-master"]["ports"] == ["127.0.0.1:8080:8080"]
