@@ -12,7 +12,7 @@ from tests.integration.databases import alembic, create_database, drop_database
 pytestmark = pytest.mark.integration
 PERSISTENCE = (
     "SELECT relname, relpersistence FROM pg_class WHERE relnamespace = 'analytics'::regnamespace"
-    " AND relname LIKE 'staged%%' AND relkind = 'r' ORDER BY 1"
+    " AND relname LIKE 'staged%' AND relkind = 'r' ORDER BY 1"
 )
 
 
