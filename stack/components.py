@@ -125,7 +125,7 @@ def _spark(layout: Layout, data: paths.DataDirs) -> list[Component]:
         name=cluster.program,
         command=spark.master_command(cluster),
         ports=(cluster.port, cluster.ui_port),
-        ready=functools.partial(_http_ok, f"{cluster.ui}/json"),
+        ready=functools.partial(_http_ok, f"{cluster.ui}/json/"),
         where=f"{cluster.url} (UI {cluster.ui})",
         env=env,
         wave="spark",

@@ -41,6 +41,8 @@ def daemon_env(memory: Memory) -> tuple[tuple[str, str], ...]:
         ("SPARK_LOCAL_IP", HOST),
         ("SPARK_DAEMON_MEMORY", memory.spark_daemon_heap),
         ("PYSPARK_PYTHON", str(paths.VENV_BIN / "python")),
+        # No REST submission server (port 6066): the job connects as a client.
+        ("SPARK_MASTER_OPTS", "-Dspark.master.rest.enabled=false"),
         # Finished applications' files in the work dirs are deleted after a day.
         (
             "SPARK_WORKER_OPTS",
@@ -51,7 +53,8 @@ def daemon_env(memory: Memory) -> tuple[tuple[str, str], ...]:
 
 def master_state(spark: SparkCluster) -> dict[str, Any]:
     """The master's JSON status (workers, active applications)."""
-    state: dict[str, Any] = httpx.get(f"{spark.ui}/json", timeout=2).json()
+    # /json answers with a redirect to /json/.
+    state: dict[str, Any] = httpx.get(f"{spark.ui}/json/", timeout=2).json()
     return state
 
 
