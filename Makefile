@@ -1,8 +1,10 @@
 # Onceflow: `make up` installs what is missing and starts the pipeline; `make test` runs every test.
+# ONCEFLOW_TOPOLOGY=cluster make up: the cluster topology (docs/operations.md); `make down` and
+# `make status` follow whichever topology runs.
 SHELL := /bin/bash
 VENV := .venv/bin
 
-.PHONY: up down status test lint schema unit clean logs
+.PHONY: up down status test test-single test-cluster lint schema unit clean logs
 
 up:
 	@stack/bootstrap.sh
@@ -27,8 +29,18 @@ schema:
 unit:
 	$(VENV)/pytest -q tests/unit
 
-test: up lint schema
-	$(VENV)/pytest -q -p no:cacheprovider
+# The single-topology suite, then the cluster's (tests/cluster skips itself on single).
+test: test-single test-cluster
+
+test-single: up lint schema
+	$(VENV)/pytest -q -p no:cacheprovider --ignore=tests/cluster
+
+# Stops whatever runs, brings the cluster up, tests it, and stops it again.
+test-cluster:
+	@$(MAKE) --no-print-directory down
+	ONCEFLOW_TOPOLOGY=cluster $(MAKE) --no-print-directory up
+	ONCEFLOW_TOPOLOGY=cluster $(VENV)/pytest -q -p no:cacheprovider tests/cluster; \
+	  status=$$?; $(MAKE) --no-print-directory down; exit $$status
 
 clean: down
 	rm -rf .stack

@@ -7,7 +7,6 @@ from typing import Any
 
 import psycopg
 
-from onceflow import paths
 from onceflow.settings import Settings
 from stack import postgres, supervisor
 
@@ -89,8 +88,14 @@ def _one(conn: psycopg.Connection[Any], sql: str, *params: object) -> float:
 def sample(settings: Settings) -> dict[str, float]:
     """One sample of every watched value."""
     values = _database(settings)
+    logs = [settings.data.kafka(node.program) for node in settings.layout.kafka]
     values["topic bytes on disk"] = float(
-        sum(f.stat().st_size for f in paths.KAFKA_DATA.glob(f"{settings.topic}-*/*") if f.is_file())
+        sum(
+            f.stat().st_size
+            for log_dir in logs
+            for f in log_dir.glob(f"{settings.topic}-*/*")
+            if f.is_file()
+        )
     )
     info = {p["name"]: p["pid"] for p in supervisor.proxy().supervisor.getAllProcessInfo()}
     for name in COMPONENTS:

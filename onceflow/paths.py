@@ -1,10 +1,10 @@
 """Where Onceflow keeps its files: the repository root (computed here, once) and .stack/ state."""
 
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STATE = ROOT / ".stack"
-DATA = STATE / "data"
 LOGS = STATE / "logs"
 RUN = STATE / "run"
 LIB = STATE / "lib"
@@ -14,18 +14,53 @@ API_KEY = SECRETS / "api-key"  # the local-dev client's key, mode 0600
 VENV_BIN = ROOT / ".venv" / "bin"
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
-PG_DATA = DATA / "postgres"
 PG_SOCKET_DIR = RUN / "postgres"
-KAFKA_DATA = DATA / "kafka"
-SPARK_CHECKPOINTS = DATA / "spark" / "checkpoints"
-PROMETHEUS_DATA = DATA / "prometheus"
 OBSERVABILITY = ROOT / "observability"
 SUPERVISOR_CONF = CONF / "supervisord.conf"
 SUPERVISOR_SOCKET = RUN / "supervisor.sock"
+# The topology the running stack was started with (`make down` and `make status` follow it).
+RUNNING_TOPOLOGY = RUN / "topology"
 MIGRATIONS_INI = ROOT / "migrations" / "alembic.ini"
 
 
-def ensure_dirs() -> None:
+@dataclass(frozen=True)
+class DataDirs:
+    """One topology's data folder (.stack/<folder>, kept between runs) and each component's
+    place in it."""
+
+    root: Path
+
+    @property
+    def postgres(self) -> Path:
+        return self.root / "postgres"
+
+    def kafka(self, program: str) -> Path:
+        """A Kafka node's log dir, named for its program (kafka, kafka-1, ...)."""
+        return self.root / program
+
+    @property
+    def spark_checkpoints(self) -> Path:
+        return self.root / "spark" / "checkpoints"
+
+    def spark_work(self, program: str) -> Path:
+        """A Spark standalone worker's work dir (its executors' files and logs)."""
+        return self.root / "spark" / "work" / program
+
+    @property
+    def prometheus(self) -> Path:
+        return self.root / "prometheus"
+
+    @property
+    def notifications(self) -> Path:
+        return self.root / "notifications"
+
+
+def data_dirs(folder: str) -> DataDirs:
+    """The data folders of a topology whose data lives in .stack/<folder>."""
+    return DataDirs(STATE / folder)
+
+
+def ensure_dirs(data: DataDirs) -> None:
     """Create the state folders (idempotent)."""
-    for path in (DATA, LOGS, RUN, CONF, SPARK_CHECKPOINTS):
+    for path in (data.root, LOGS, RUN, CONF, data.spark_checkpoints):
         path.mkdir(parents=True, exist_ok=True)

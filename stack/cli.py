@@ -1,5 +1,6 @@
 """`make up` / `make down` / `make status`: start, stop and inspect the local pipeline."""
 
+import itertools
 import subprocess
 import sys
 
@@ -14,7 +15,18 @@ from onceflow.settings import (
     get_retention_settings,
     get_settings,
 )
-from stack import api_key, connector, jvm, postgres, preflight, prometheus, supervisor, topics
+from stack import (
+    api_key,
+    connector,
+    jvm,
+    node_configs,
+    postgres,
+    preflight,
+    prometheus,
+    running,
+    supervisor,
+    topics,
+)
 from stack.components import Component, components
 from stack.waiting import NotReadyError, wait_for
 
@@ -24,16 +36,19 @@ app = typer.Typer(
 console = Console(width=140)
 
 
-def _start(component: Component) -> None:
-    console.print(f"[bold]{component.name}[/]: starting", highlight=False)
-    supervisor.start(component.name)
-    try:
-        wait_for(component.ready, what=component.name, timeout=component.start_timeout)
-    except NotReadyError as exc:
-        raise NotReadyError(
-            f"{exc}; supervisor says {supervisor.state(component.name)}. "
-            f"Its log: {paths.LOGS / component.name}.log"
-        ) from exc
+def _start(wave: list[Component]) -> None:
+    """Start the components of one wave together, then wait until each is ready."""
+    for component in wave:
+        console.print(f"[bold]{component.name}[/]: starting", highlight=False)
+        supervisor.start(component.name)
+    for component in wave:
+        try:
+            wait_for(component.ready, what=component.name, timeout=component.start_timeout)
+        except NotReadyError as exc:
+            raise NotReadyError(
+                f"{exc}; supervisor says {supervisor.state(component.name)}. "
+                f"Its log: {paths.LOGS / component.name}.log"
+            ) from exc
 
 
 def _provision() -> None:
@@ -57,33 +72,43 @@ def _provision() -> None:
         console.print(f"  created replication slot {settings.replication_slot}")
 
 
-def _after(component: Component) -> None:
+def _after(kind: str) -> None:
+    """What follows a wave: provisioning, topics, the connector, Prometheus's reload."""
     settings = get_settings()
-    if component.name == "postgres":
+    if kind == "postgres":
         _provision()
         # Only the local stack: provisioning another environment creates no key.
         if api_key.ensure_local_key(settings):
             where = paths.API_KEY.relative_to(paths.ROOT)
             console.print(f"  API key of client {api_key.LOCAL_CLIENT} written to {where}")
-    elif component.name == "kafka":
+    elif kind == "kafka":
         _topics()
-    elif component.name == "connect":
+    elif kind == "connect":
         connector.register(settings)
-    elif component.name == "prometheus":
+    elif kind == "prometheus":
         # Already running: pick up the config rendered by this `make up` and the current rules.
         supervisor.signal("prometheus", "HUP")
 
 
 @app.command()
 def up() -> None:
-    """Start every component in order, waiting until each is healthy (idempotent)."""
+    """Start every component in order, waiting until each is healthy (idempotent).
+
+    ONCEFLOW_TOPOLOGY=cluster starts the cluster topology (docs/operations.md)."""
+    try:
+        topology = running.act_on(starting=True)
+    except running.TopologyError as exc:
+        console.print(f"[red]make up stopped:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from exc
     settings = get_settings()
     parts = components(settings)
     try:
         preflight.check(parts)
-        paths.ensure_dirs()
-        postgres.init_cluster()
-        jvm.format_kafka_storage()
+        paths.ensure_dirs(settings.data)
+        postgres.init_cluster(settings)
+        node_configs.write_all(settings.layout)
+        for node in jvm.format_kafka_storage(settings.layout):
+            console.print(f"  formatted the storage of {node}")
         prometheus.write_local(
             settings,
             get_observability_settings(),
@@ -91,9 +116,10 @@ def up() -> None:
             get_retention_settings(),
         )
         supervisor.start_or_update(supervisor.render_config(parts, settings))
-        for component in parts:
-            _start(component)
-            _after(component)
+        running.record(topology)
+        for kind, wave in itertools.groupby(parts, key=lambda c: c.kind):
+            _start(list(wave))
+            _after(kind)
     except preflight.PreflightError as exc:
         console.print(f"[red]make up stopped:[/] {exc}", highlight=False)
         raise typer.Exit(2) from exc
@@ -102,7 +128,7 @@ def up() -> None:
         console.print(f"[red]make up failed:[/] {exc} {detail}".rstrip(), highlight=False)
         console.print("The components started so far are still running; `make down` stops them.")
         raise typer.Exit(1) from exc
-    _print_table(parts, title="Onceflow is up")
+    _print_table(parts, title=f"Onceflow is up ({topology} topology)")
 
 
 @app.command()
@@ -111,6 +137,7 @@ def provision() -> None:
 
     The slot exists before any order is accepted, so no write can be missed by the connector.
     """
+    _acting_on()
     _provision()
     console.print("provisioned: roles, database, migrations, replication slot")
 
@@ -124,24 +151,39 @@ def _topics() -> None:
 @app.command("topics")
 def create_topics() -> None:
     """Create the pipeline's topics with their partitions and retention (idempotent)."""
+    _acting_on()
     _topics()
     console.print("topics: outbox, notifications, dead letters, notified-ids changelog")
 
 
 @app.command()
 def down() -> None:
-    """Stop every component; data in .stack/data is kept."""
+    """Stop every component of the running topology; its data in .stack/ is kept."""
+    topology = _acting_on()
     supervisor.shutdown()
-    console.print("Onceflow is down (data kept in .stack/data; `make clean` deletes it).")
+    running.forget()
+    where = get_settings().data.root.relative_to(paths.ROOT)
+    console.print(
+        f"Onceflow is down ({topology} topology; data kept in {where}; `make clean` deletes it)."
+    )
 
 
 @app.command()
 def status() -> None:
-    """Show each component's process state, health and address."""
+    """Show each component's process state, health and address (of the running topology)."""
+    topology = _acting_on()
     parts = components(get_settings())
-    _print_table(parts, title="Onceflow status")
+    _print_table(parts, title=f"Onceflow status ({topology} topology)")
     if not supervisor.is_running() or any(not _healthy(c) for c in parts):
         raise typer.Exit(1)
+
+
+def _acting_on() -> str:
+    try:
+        return running.act_on(starting=False).value
+    except running.TopologyError as exc:
+        console.print(f"[red]{exc}[/]", highlight=False)
+        raise typer.Exit(2) from exc
 
 
 def _healthy(component: Component) -> bool:

@@ -1,4 +1,8 @@
-"""The pipeline's processes, in start order, each with its command, ports and readiness probe."""
+"""The pipeline's processes, in start order, each with its command, ports and readiness probe.
+
+The topology's layout (onceflow/topology.py) says how many Kafka nodes, Connect workers and
+Spark daemons run; each kind starts as one wave (a KRaft node waits for its quorum).
+"""
 
 import functools
 from collections.abc import Callable
@@ -6,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from confluent_kafka.admin import AdminClient
 
 from onceflow import paths
 from onceflow.settings import (
@@ -15,7 +20,8 @@ from onceflow.settings import (
     get_observability_settings,
     get_retention_settings,
 )
-from stack import jvm, postgres, prometheus
+from onceflow.topology import KafkaNode, Layout
+from stack import jvm, postgres, prometheus, spark
 from stack.waiting import port_open
 
 
@@ -34,10 +40,26 @@ class Component:
     start_timeout: float = 120
     # Variables for this process only (on top of the settings every process gets).
     env: tuple[tuple[str, str], ...] = ()
+    # Components of one wave start together and are then awaited together; `make up` runs
+    # the wave's follow-up (topics, the connector) once all of them are ready.
+    wave: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.wave or self.name
 
 
 def _http_ok(url: str) -> bool:
     return httpx.get(url, timeout=2).status_code == 200
+
+
+def _broker_ready(node: KafkaNode) -> bool:
+    """The node answers metadata requests and lists itself among the live brokers (its port
+    accepts connections earlier, before it has joined the quorum)."""
+    if not port_open("127.0.0.1", node.port):
+        return False
+    admin = AdminClient({"bootstrap.servers": node.address, "log_level": 0})
+    return node.node_id in admin.list_topics(timeout=5).brokers
 
 
 def _metrics(port: int | None) -> str:
@@ -58,10 +80,76 @@ def _aggregation(python: Path) -> Component:
     )
 
 
+def _kafka_nodes(layout: Layout, jmx_base: int | None) -> list[Component]:
+    parts = []
+    for node in layout.kafka:
+        jmx = node.jmx_port(jmx_base) if jmx_base else None
+        parts.append(
+            Component(
+                name=node.program,
+                command=jvm.kafka_command(node.program, layout.memory.kafka_heap, jmx),
+                ports=(node.port, node.controller_port, *filter(None, [jmx])),
+                ready=functools.partial(_broker_ready, node),
+                where=f"{node.address} (node {node.node_id}){_metrics(jmx)}",
+                wave="kafka",
+            )
+        )
+    return parts
+
+
+def _connect_workers(layout: Layout, jmx_base: int | None) -> list[Component]:
+    parts = []
+    for worker in layout.connect:
+        jmx = worker.jmx_port(jmx_base) if jmx_base else None
+        parts.append(
+            Component(
+                name=worker.program,
+                command=jvm.connect_command(worker.program, layout.memory.connect_heap, jmx),
+                ports=(worker.port, *filter(None, [jmx])),
+                ready=functools.partial(_http_ok, f"{worker.url}/connectors"),
+                where=f"{worker.url}{_metrics(jmx)}",
+                start_timeout=180,
+                wave="connect",
+            )
+        )
+    return parts
+
+
+def _spark(layout: Layout, data: paths.DataDirs) -> list[Component]:
+    """The standalone master and its workers (none in the single topology: local[*])."""
+    cluster = layout.spark
+    if cluster is None:
+        return []
+    env = spark.daemon_env(layout.memory)
+    master = Component(
+        name=cluster.program,
+        command=spark.master_command(cluster),
+        ports=(cluster.port, cluster.ui_port),
+        ready=functools.partial(_http_ok, f"{cluster.ui}/json/"),
+        where=f"{cluster.url} (UI {cluster.ui})",
+        env=env,
+        wave="spark",
+    )
+    workers = [
+        Component(
+            name=worker.program,
+            command=spark.worker_command(
+                cluster, worker, layout.memory, data.spark_work(worker.program)
+            ),
+            ports=(worker.ui_port,),
+            ready=functools.partial(spark.worker_alive, cluster, worker),
+            where=f"UI {worker.ui}, 1 core, {layout.memory.spark_worker_offer} for executors",
+            env=env,
+            wave="spark",
+        )
+        for worker in cluster.workers
+    ]
+    return [master, *workers]
+
+
 def components(settings: Settings) -> list[Component]:
     """All components of the pipeline, in the order they must start."""
-    kafka_host, kafka_port = settings.kafka_bootstrap.rsplit(":", 1)
-    connect_port = int(settings.connect_url.rsplit(":", 1)[1])
+    layout = settings.layout
     api = f"http://{settings.api_host}:{settings.api_port}"
     python = paths.VENV_BIN / "python"
     retention, notify = get_retention_settings(), get_notification_settings()
@@ -93,21 +181,9 @@ def components(settings: Settings) -> list[Component]:
             user=postgres.os_user(),
             stopsignal="INT",
         ),
-        Component(
-            name="kafka",
-            command=jvm.kafka_command(kafka_jmx),
-            ports=(int(kafka_port), jvm.CONTROLLER_PORT, *filter(None, [kafka_jmx])),
-            ready=lambda: port_open(kafka_host, int(kafka_port)),
-            where=f"{settings.kafka_bootstrap}{_metrics(kafka_jmx)}",
-        ),
-        Component(
-            name="connect",
-            command=jvm.connect_command(connect_jmx),
-            ports=(connect_port, *filter(None, [connect_jmx])),
-            ready=lambda: _http_ok(settings.connect_url + "/connectors"),
-            where=f"{settings.connect_url}{_metrics(connect_jmx)}",
-            start_timeout=180,
-        ),
+        *_kafka_nodes(layout, kafka_jmx),
+        *_connect_workers(layout, connect_jmx),
+        *_spark(layout, settings.data),
         Component(
             name="api",
             command=f"{python} -m services.orders",
@@ -135,7 +211,7 @@ def components(settings: Settings) -> list[Component]:
         ),
         Component(
             name="prometheus",
-            command=prometheus.server_command(observe),
+            command=prometheus.server_command(observe, settings.data),
             ports=(observe.prometheus_port,),
             ready=lambda: _http_ok(prometheus_url + "/-/ready"),
             where=prometheus_url,

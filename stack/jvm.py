@@ -1,7 +1,8 @@
 """Command lines for the JVM components, each on its own classpath under .stack/lib.
 
-Config files use paths relative to the repository root, which is every process's working
-directory (supervisor's `directory=`), so they are used as they are in the repo.
+Each Kafka node and Connect worker reads its properties rendered into .stack/conf
+(stack/node_configs.py); relative paths in them resolve against the repository root, every
+process's working directory (supervisor's `directory=`).
 """
 
 import subprocess
@@ -10,11 +11,10 @@ from base64 import urlsafe_b64encode
 from pathlib import Path
 
 from onceflow import paths
+from onceflow.topology import Layout
+from stack.node_configs import config_path
 
-CONTROLLER_PORT = 9093
 LOG4J = Path("stack/jvm/log4j2.properties")
-KAFKA_PROPERTIES = Path("stack/kafka/server.properties")
-WORKER_PROPERTIES = Path("connect/worker.properties")
 # The Prometheus JMX exporter agent (stack/jvm/jmx/pom.xml) and its rules per JVM.
 JMX_AGENT = paths.LIB / "jmx" / "jmx_prometheus_javaagent.jar"
 JMX_RULES = Path("observability/jmx")
@@ -43,53 +43,70 @@ def _java(component: str, heap: str, main: str, *args: str, agent: str | None = 
     ]
 
 
-def kafka_command(jmx_port: int | None) -> str:
-    """The KRaft broker+controller, its metrics on 127.0.0.1:jmx_port (None: no agent)."""
+def kafka_command(program: str, heap: str, jmx_port: int | None) -> str:
+    """A KRaft node (broker + controller), its metrics on 127.0.0.1:jmx_port (None: no agent)."""
     return " ".join(
         _java(
             "kafka",
-            "1g",
+            heap,
             "kafka.Kafka",
-            str(KAFKA_PROPERTIES),
+            str(config_path(program)),
             agent=jmx_agent(jmx_port, "kafka.yml") if jmx_port else None,
         )
     )
 
 
-def connect_command(jmx_port: int | None) -> str:
-    """The Kafka Connect distributed worker, its (and Debezium's) metrics on 127.0.0.1:jmx_port
+def connect_command(program: str, heap: str, jmx_port: int | None) -> str:
+    """A Kafka Connect distributed worker, its (and Debezium's) metrics on 127.0.0.1:jmx_port
     (None: no agent)."""
     return " ".join(
         _java(
             "connect",
-            "1g",
+            heap,
             "org.apache.kafka.connect.cli.ConnectDistributed",
-            str(WORKER_PROPERTIES),
+            str(config_path(program)),
             agent=jmx_agent(jmx_port, "connect.yml") if jmx_port else None,
         )
     )
 
 
-def format_kafka_storage() -> bool:
-    """Format KRaft storage on first start only; the cluster id then lives in meta.properties."""
-    if (paths.KAFKA_DATA / "meta.properties").exists():
-        return False
-    cluster_id = urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-    subprocess.run(
-        _java(
-            "kafka",
-            "256m",
-            "kafka.tools.StorageTool",
-            "format",
-            "--config",
-            str(KAFKA_PROPERTIES),
-            "--cluster-id",
-            cluster_id,
-            "--standalone",
-            "--ignore-formatted",
-        ),
-        cwd=paths.ROOT,
-        check=True,
-        capture_output=True,
-    )
-    return True
+def _cluster_id(meta: Path) -> str | None:
+    for line in meta.read_text().splitlines() if meta.exists() else []:
+        if line.startswith("cluster.id="):
+            return line.split("=", 1)[1].strip()
+    return None
+
+
+def format_kafka_storage(layout: Layout) -> list[str]:
+    """Format each node's KRaft storage on its first start only, every node with the cluster id
+    the others already have (the id then lives in each meta.properties); return the nodes
+    formatted. One node forms its own quorum (--standalone); several use the static quorum
+    of their properties."""
+    data = paths.data_dirs(layout.data_folder)
+    metas = [data.kafka(node.program) / "meta.properties" for node in layout.kafka]
+    known = [cluster_id for meta in metas if (cluster_id := _cluster_id(meta))]
+    cluster_id = known[0] if known else urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    formatted = []
+    for node, meta in zip(layout.kafka, metas, strict=True):
+        if meta.exists():
+            continue
+        standalone = ["--standalone"] if len(layout.kafka) == 1 else []
+        subprocess.run(
+            _java(
+                "kafka",
+                "256m",
+                "kafka.tools.StorageTool",
+                "format",
+                "--config",
+                str(config_path(node.program)),
+                "--cluster-id",
+                cluster_id,
+                *standalone,
+                "--ignore-formatted",
+            ),
+            cwd=paths.ROOT,
+            check=True,
+            capture_output=True,
+        )
+        formatted.append(node.program)
+    return formatted

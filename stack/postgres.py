@@ -44,7 +44,7 @@ def server_command(settings: Settings) -> str:
         "password_encryption": "scram-sha-256",
     }
     flags = " ".join(f"-c {key}={value}" for key, value in options.items())
-    return f"{paths.PG_BIN / 'postgres'} -D {paths.PG_DATA} {flags}"
+    return f"{paths.PG_BIN / 'postgres'} -D {settings.data.postgres} {flags}"
 
 
 def can_traverse(user: str, folder: Path) -> bool:
@@ -65,24 +65,26 @@ def grant_traverse(user: str, folder: Path) -> list[Path]:
     return granted
 
 
-def init_cluster() -> bool:
-    """Run initdb once; return True when a new cluster was created."""
-    if (paths.PG_DATA / "PG_VERSION").exists():
+def init_cluster(settings: Settings) -> bool:
+    """Run initdb once in the topology's data folder; return True when a new cluster was
+    created."""
+    pg_data = settings.data.postgres
+    if (pg_data / "PG_VERSION").exists():
         return False
     user = os_user()
-    for folder in (paths.PG_DATA, paths.PG_SOCKET_DIR):
+    for folder in (pg_data, paths.PG_SOCKET_DIR):
         folder.mkdir(parents=True, exist_ok=True)
         shutil.chown(folder, user=user)
         if os.geteuid() == 0:
             for granted in grant_traverse(user, folder.parent):
                 print(f"make up: let {user} pass through {granted} (o+x) to reach its cluster")
-    paths.PG_DATA.chmod(0o700)
+    pg_data.chmod(0o700)
     subprocess.run(
         _as_pg_user(
             [
                 str(paths.PG_BIN / "initdb"),
                 "-D",
-                str(paths.PG_DATA),
+                str(pg_data),
                 "--auth-local=peer",
                 "--auth-host=scram-sha-256",
                 "--encoding=UTF8",
@@ -93,20 +95,20 @@ def init_cluster() -> bool:
         check=True,
         capture_output=True,
     )
-    _allow_local_superuser(user)
+    _allow_local_superuser(user, pg_data)
     return True
 
 
-def _allow_local_superuser(user: str) -> None:
+def _allow_local_superuser(user: str, pg_data: Path) -> None:
     """Socket: peer auth, mapping the OS user who runs the stack to the superuser.
     TCP (loopback only): password (SCRAM) for every role, replication included."""
-    (paths.PG_DATA / "pg_hba.conf").write_text(
+    (pg_data / "pg_hba.conf").write_text(
         "local all         all                peer map=stack\n"
         "host  all         all  127.0.0.1/32  scram-sha-256\n"
         "host  replication all  127.0.0.1/32  scram-sha-256\n"
     )
     runner = getpass.getuser()
-    (paths.PG_DATA / "pg_ident.conf").write_text(f"stack {runner} {user}\nstack {user} {user}\n")
+    (pg_data / "pg_ident.conf").write_text(f"stack {runner} {user}\nstack {user} {user}\n")
 
 
 def superuser_conninfo(settings: Settings, dbname: str = "postgres") -> str:

@@ -59,15 +59,17 @@ def job_ports(
     notify: NotificationSettings,
     retention: RetentionSettings,
 ) -> dict[str, list[int]]:
-    """Each scrape job's ports, from the settings that own them."""
+    """Each scrape job's ports, from the settings that own them (every Kafka node and Connect
+    worker of the topology)."""
+    layout = settings.layout
     return {
         "prometheus": [observability.prometheus_port],
         "api": [settings.api_port],
         "maintenance": [retention.maintenance_metrics_port],
         "notifications": [notify.metrics_port(n) for n in range(1, notify.notify_instances + 1)],
         "aggregation": [observability.agg_metrics_port],
-        "kafka": [observability.kafka_jmx_port],
-        "connect": [observability.connect_jmx_port],
+        "kafka": [node.jmx_port(observability.kafka_jmx_port) for node in layout.kafka],
+        "connect": [each.jmx_port(observability.connect_jmx_port) for each in layout.connect],
         "postgres": [observability.pg_exporter_port],
     }
 
@@ -145,13 +147,13 @@ def write_local(
     LOCAL.write_text(text + dump(local_config(settings, observability, notify, retention)))
 
 
-def server_command(observability: ObservabilitySettings) -> str:
+def server_command(observability: ObservabilitySettings, data: paths.DataDirs) -> str:
     """Prometheus (Debian's package) on loopback, data and retention as the settings say."""
     return " ".join(
         [
             "prometheus",
             f"--config.file={LOCAL}",
-            f"--storage.tsdb.path={paths.PROMETHEUS_DATA}",
+            f"--storage.tsdb.path={data.prometheus}",
             f"--storage.tsdb.retention.time={observability.prometheus_retention_time}",
             f"--storage.tsdb.retention.size={observability.prometheus_retention_size}",
             f"--web.listen-address=127.0.0.1:{observability.prometheus_port}",

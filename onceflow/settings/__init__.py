@@ -14,6 +14,7 @@ from onceflow.settings.observability import (
     get_observability_settings,
 )
 from onceflow.settings.retention import RetentionSettings, get_retention_settings
+from onceflow.settings.topology import TopologySettings
 
 __all__ = [
     "AggregationSettings",
@@ -22,6 +23,7 @@ __all__ = [
     "ObservabilitySettings",
     "RetentionSettings",
     "Settings",
+    "TopologySettings",
     "get_aggregation_settings",
     "get_api_settings",
     "get_notification_settings",

@@ -5,19 +5,20 @@ docs/analytics.md says which of them may change without invalidating the checkpo
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import model_validator
 
 from onceflow import contract, paths
+from onceflow.settings.topology import SINGLE_DATA, TopologySettings
+from onceflow.topology import SINGLE
 
 Fault = Literal["", "crash_after_commit", "crash_mid_write", "crash_before_write"]
 
 
-class AggregationSettings(BaseSettings):
-    """Tunables of the PySpark aggregation job."""
-
-    model_config = SettingsConfigDict(env_prefix="ONCEFLOW_", env_file=".env", extra="ignore")
+class AggregationSettings(TopologySettings):
+    """Tunables of the PySpark aggregation job. Where it runs (master, memory, checkpoints)
+    defaults to the topology's layout."""
 
     # Streaming: how often a micro-batch starts, and at most how many Kafka records one takes.
     agg_trigger_interval: str = "1 second"
@@ -31,8 +32,10 @@ class AggregationSettings(BaseSettings):
     # fetch never returns: the broker then holds the fetch for this long before the task moves
     # on (Kafka's default, 500 ms, was most of a small batch's time).
     agg_kafka_fetch_max_wait_ms: int = 50
-    agg_checkpoint_dir: Path = paths.SPARK_CHECKPOINTS / "aggregation"
-    agg_backfill_checkpoint_root: Path = paths.SPARK_CHECKPOINTS / "backfill"
+    # On the machine's disk locally; on a cluster of machines, a path every node reaches
+    # (HDFS, S3, NFS: docs/operations.md). Default: the topology's data folder.
+    agg_checkpoint_dir: Path = SINGLE_DATA.spark_checkpoints / "aggregation"
+    agg_backfill_checkpoint_root: Path = SINGLE_DATA.spark_checkpoints / "backfill"
     # Only used when the checkpoint is new; a restart resumes from the checkpoint's offsets.
     agg_starting_offsets: str = "earliest"
     # true: stop with an error if records we never read were deleted by retention (lost data).
@@ -41,8 +44,12 @@ class AggregationSettings(BaseSettings):
     # Records larger than this (bytes of the Kafka value) are dead letters ("oversized").
     agg_max_event_bytes: int = contract.MAX_EVENT_BYTES
 
-    agg_spark_master: str = "local[*]"
-    agg_driver_memory: str = "1g"
+    # Defaults: the topology's (local[*], or its standalone master in client mode).
+    agg_spark_master: str = SINGLE.spark_master
+    agg_driver_memory: str = SINGLE.memory.driver
+    # Standalone only: each executor's heap and cores (one executor per worker core).
+    agg_executor_memory: str = SINGLE.memory.executor
+    agg_executor_cores: int = 1
     agg_shuffle_partitions: int = 4
     agg_ui_host: str = "127.0.0.1"
     # Where executors reach the driver (spark.driver.host); empty: agg_ui_host. On a cluster
@@ -68,6 +75,18 @@ class AggregationSettings(BaseSettings):
     fault: Fault = ""
     # The fault fires on the n-th batch with records that this process applies (1 = first).
     fault_after_batches: int = 1
+
+    @model_validator(mode="after")
+    def _follow_topology(self) -> Self:
+        checkpoints = self.data.spark_checkpoints
+        self.default(
+            agg_spark_master=self.layout.spark_master,
+            agg_driver_memory=self.layout.memory.driver,
+            agg_executor_memory=self.layout.memory.executor,
+            agg_checkpoint_dir=checkpoints / "aggregation",
+            agg_backfill_checkpoint_root=checkpoints / "backfill",
+        )
+        return self
 
 
 @lru_cache

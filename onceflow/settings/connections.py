@@ -1,16 +1,17 @@
 """Addresses, names and credentials of the pipeline's components (every process uses them)."""
 
 from functools import lru_cache
+from typing import Self
 from urllib.parse import quote
 
-from pydantic import SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import SecretStr, model_validator
+
+from onceflow.settings.topology import TopologySettings
+from onceflow.topology import SINGLE
 
 
-class Settings(BaseSettings):
+class Settings(TopologySettings):
     """Addresses, names and credentials of the pipeline's components."""
-
-    model_config = SettingsConfigDict(env_prefix="ONCEFLOW_", env_file=".env", extra="ignore")
 
     pg_host: str = "127.0.0.1"
     pg_port: int = 5432
@@ -39,13 +40,20 @@ class Settings(BaseSettings):
     # docs/operations.md) rather than the database's disk filling up.
     pg_max_slot_wal_keep_size: str = "2GB"
 
-    kafka_bootstrap: str = "127.0.0.1:9092"
-    connect_url: str = "http://127.0.0.1:8083"
+    # Default: every Kafka node and the first Connect worker of the topology.
+    kafka_bootstrap: str = SINGLE.bootstrap
+    connect_url: str = SINGLE.connect_url
     connector_name: str = "orders-outbox"
     topic: str = "outbox.event.order"
 
     api_host: str = "127.0.0.1"
     api_port: int = 8000
+
+    @model_validator(mode="after")
+    def _follow_topology(self) -> Self:
+        nodes = self.layout
+        self.default(kafka_bootstrap=nodes.bootstrap, connect_url=nodes.connect_url)
+        return self
 
     def dsn(self, role: str) -> str:
         """Return a libpq URI for one of the roles: owner, app, cdc, spark, analyst, monitor."""

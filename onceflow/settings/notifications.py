@@ -6,18 +6,16 @@ Its input topic is `Settings.topic`; its de-duplication window is
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, model_validator
 
-from onceflow import contract, paths
+from onceflow import contract
+from onceflow.settings.topology import SINGLE_DATA, TopologySettings
 
 
-class NotificationSettings(BaseSettings):
+class NotificationSettings(TopologySettings):
     """Topics, group, batching and timeouts of the notifications processor."""
-
-    model_config = SettingsConfigDict(env_prefix="ONCEFLOW_", env_file=".env", extra="ignore")
 
     notify_topic: str = "notifications.order"
     notify_dlq_topic: str = "notifications.order.dlq"
@@ -42,12 +40,18 @@ class NotificationSettings(BaseSettings):
     # Instance n serves metrics on 127.0.0.1:<base + n>.
     notify_metrics_port_base: int = 9110
     # Local cache of the remembered ids (the changelog topic is the truth; this can be deleted).
-    notify_state_dir: Path = paths.DATA / "notifications"
+    # Default: in the topology's data folder.
+    notify_state_dir: Path = SINGLE_DATA.notifications
     notify_log_level: str = "INFO"
     # TESTS ONLY: in its Nth transaction, after producing and before committing, send itself
     # this signal (SIGKILL: a crash; SIGSTOP: a stall, so it returns as a zombie).
     notify_fault_signal: Literal["", "SIGKILL", "SIGSTOP"] = ""
     notify_fault_at_transaction: int = 0
+
+    @model_validator(mode="after")
+    def _follow_topology(self) -> Self:
+        self.default(notify_state_dir=self.data.notifications)
+        return self
 
     def transactional_id(self, instance: int) -> str:
         """The stable transactional.id of instance `instance`."""

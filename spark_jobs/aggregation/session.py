@@ -1,4 +1,5 @@
-"""The job's SparkSession, local or on a cluster: UTC, a fixed Spark UI port, Kafka jars by path."""
+"""The job's SparkSession: UTC, Spark UI on a fixed port, Kafka jars by path; local or, in the
+cluster topology, a client of the standalone master (executors on its workers)."""
 
 import os
 import sys
@@ -52,6 +53,12 @@ def build_session(
         .config("spark.sql.streaming.metricsEnabled", "true")
         .config("spark.python.worker.reuse", "true")
         .config("spark.ui.showConsoleProgress", "false")
+        # Standalone executors (ignored by local[*]): their size, this venv's Python for their
+        # Python workers, and this checkout's modules on its path.
+        .config("spark.executor.memory", settings.agg_executor_memory)
+        .config("spark.executor.cores", str(settings.agg_executor_cores))
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.executorEnv.PYTHONPATH", str(ROOT))
     )
     if with_kafka:
         jars = kafka_jars(settings.agg_spark_kafka_jars)
