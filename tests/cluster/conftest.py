@@ -6,10 +6,10 @@ import pytest
 from onceflow.settings import Settings, get_settings
 from onceflow.topology import Layout, Topology
 
-# The e2e fixtures: the API client, the analyst connection, the settings.
-from tests.e2e.conftest import analyst, api, settings
+# The e2e fixtures: the API client, the analyst connection, the settings, a background writer.
+from tests.e2e.conftest import analyst, api, settings, writer
 
-__all__ = ["analyst", "api", "layout", "settings"]
+__all__ = ["analyst", "api", "layout", "settings", "writer"]
 
 
 @pytest.fixture(autouse=True)

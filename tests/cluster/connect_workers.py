@@ -1,0 +1,35 @@
+"""Which Connect worker runs the connector's task, asked of a worker that is alive."""
+
+import httpx
+
+from onceflow.topology import Layout
+
+
+def task_worker(worker_url: str, connector: str) -> str | None:
+    """The worker id ("host:port") running task 0 when it is RUNNING, else None."""
+    try:
+        status = httpx.get(f"{worker_url}/connectors/{connector}/status", timeout=5).json()
+    except (httpx.HTTPError, ValueError):
+        return None
+    tasks = status.get("tasks", [])
+    if status.get("connector", {}).get("state") != "RUNNING" or len(tasks) != 1:
+        return None
+    task = tasks[0]
+    return str(task["worker_id"]) if task["state"] == "RUNNING" else None
+
+
+def url_of(worker_id: str) -> str:
+    return f"http://{worker_id}"
+
+
+def program_of(layout: Layout, worker_id: str) -> str:
+    """The supervisor program of a worker id ("host:port", as Connect's status names it)."""
+    return next(w.program for w in layout.connect if w.url == url_of(worker_id))
+
+
+def member(worker_url: str, connector: str) -> bool:
+    """True when the worker answers and has joined the group (it knows the connector)."""
+    try:
+        return connector in httpx.get(f"{worker_url}/connectors", timeout=5).json()
+    except (httpx.HTTPError, ValueError):
+        return False

@@ -1,0 +1,66 @@
+"""Which broker does what in the cluster: partition leaders, replicas in sync, transaction
+coordinators (read from the cluster's metadata, never assumed)."""
+
+from confluent_kafka.admin import AdminClient, ConfigResource
+
+from onceflow import paths
+
+
+def _worker_group() -> str:
+    for line in (paths.ROOT / "connect" / "worker.properties").read_text().splitlines():
+        if line.startswith("group.id="):
+            return line.split("=", 1)[1].strip()
+    raise LookupError("connect/worker.properties sets no group.id")
+
+
+def admin(bootstrap: str) -> AdminClient:
+    return AdminClient({"bootstrap.servers": bootstrap})
+
+
+def leader_of(bootstrap: str, topic: str, partition: int) -> int:
+    """The node id leading one partition."""
+    metadata = admin(bootstrap).list_topics(topic, timeout=10)
+    return int(metadata.topics[topic].partitions[partition].leader)
+
+
+def fully_replicated(bootstrap: str, replicas: int = 3) -> bool:
+    """Every partition of every topic (internal ones included) has a leader and all `replicas`
+    in sync: the cluster is back to full strength after a node returned."""
+    try:
+        metadata = admin(bootstrap).list_topics(timeout=5)
+    except Exception:  # a broker restarting answers nothing for a moment
+        return False
+    if len(metadata.brokers) < replicas:
+        return False
+    return all(
+        p.leader >= 0 and len(p.isrs) == replicas
+        for t in metadata.topics.values()
+        for p in t.partitions.values()
+    )
+
+
+def java_hash(text: str) -> int:
+    """java.lang.String#hashCode, as a signed 32-bit int."""
+    h = 0
+    for unit in text.encode("utf-16-be").hex(" ", 2).split():
+        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def transaction_coordinator(bootstrap: str, transactional_id: str) -> int:
+    """The node coordinating a transactional id: the leader of its partition of
+    __transaction_state, abs(hashCode) % transaction.state.log.num.partitions (Kafka's
+    TransactionStateManager#partitionFor)."""
+    client = admin(bootstrap)
+    some_broker = str(next(iter(client.list_topics(timeout=10).brokers)))
+    resource = ConfigResource(ConfigResource.Type.BROKER, some_broker)
+    configs = client.describe_configs([resource])[resource].result(timeout=10)
+    partitions = int(configs["transaction.state.log.num.partitions"].value)
+    partition = (java_hash(transactional_id) & 0x7FFFFFFF) % partitions
+    return leader_of(bootstrap, "__transaction_state", partition)
+
+
+def connector_transactional_id(connector: str, task: int = 0) -> str:
+    """The transactional id of an exactly-once source task (KIP-618:
+    "<worker group.id>-<connector>-<task>", Connect's Worker#taskTransactionalId)."""
+    return f"{_worker_group()}-{connector}-{task}"

@@ -1,0 +1,129 @@
+"""Exactly once on the cluster topology under the failures a real cluster sees, while a REST
+client keeps posting orders and transitions: brokers killed (the outbox partition's leader, then
+the connector's transaction coordinator) and restarted one by one; the Connect worker running the
+task killed (the task moves) and the other one stalled past its session (it returns as a zombie
+and must be fenced); a Spark worker killed in the middle of a batch; a notifications instance
+killed. Afterwards every change is on the topic once, notified once and counted once."""
+
+import signal
+
+import httpx
+
+from onceflow.settings import Settings, get_aggregation_settings
+from onceflow.topology import Layout
+from stack import spark, supervisor
+from stack.waiting import wait_for
+from tests.cluster import connect_workers, kafka_nodes, spark_driver
+from tests.e2e import analytics, exactly_once
+from tests.e2e.processes import kill, kill_and_keep_down, kill_and_wait_restart
+from tests.e2e.writer import Writer
+
+
+def _whole(settings: Settings) -> None:
+    wait_for(
+        lambda: kafka_nodes.fully_replicated(settings.kafka_bootstrap),
+        what="every partition led and fully in sync again",
+        timeout=180,
+    )
+
+
+def _broker_failures(settings: Settings, layout: Layout, writer: Writer) -> None:
+    program = {node.node_id: node.program for node in layout.kafka}
+    leader = kafka_nodes.leader_of(settings.kafka_bootstrap, settings.topic, 0)
+    kill_and_wait_restart(program[leader])
+    writer.wait_more()
+    _whole(settings)
+
+    txn_id = kafka_nodes.connector_transactional_id(settings.connector_name)
+    coordinator = kafka_nodes.transaction_coordinator(settings.kafka_bootstrap, txn_id)
+    kill_and_wait_restart(program[coordinator])
+    writer.wait_more()
+    _whole(settings)
+
+    for node in layout.kafka:  # a rolling restart: each stopped cleanly, back before the next
+        supervisor.proxy().supervisor.stopProcess(node.program, True)
+        supervisor.proxy().supervisor.startProcess(node.program, True)
+        _whole(settings)
+    writer.wait_more()
+
+
+def _connect_failures(settings: Settings, layout: Layout, writer: Writer) -> None:
+    urls = [w.url for w in layout.connect]
+    first = _task_worker(urls, settings.connector_name)
+    survivor = next(u for u in urls if u != connect_workers.url_of(first))
+    kill_and_keep_down(connect_workers.program_of(layout, first))
+    moved = _task_worker([survivor], settings.connector_name, timeout=180)
+    assert connect_workers.url_of(moved) == survivor, f"the task stayed on {moved}"
+    writer.wait_more()
+
+    supervisor.proxy().supervisor.startProcess(connect_workers.program_of(layout, first), True)
+    wait_for(
+        lambda: connect_workers.member(connect_workers.url_of(first), settings.connector_name),
+        what="worker back",
+        timeout=180,
+    )
+    kill(connect_workers.program_of(layout, moved), signal.SIGSTOP)  # past its session: a zombie
+    try:
+        back = _task_worker([connect_workers.url_of(first)], settings.connector_name, timeout=240)
+        assert back == first, f"the task went to {back}"
+        writer.wait_more()
+    finally:
+        kill(connect_workers.program_of(layout, moved), signal.SIGCONT)
+    wait_for(
+        lambda: connect_workers.member(survivor, settings.connector_name),
+        what="the zombie rejoined",
+        timeout=120,
+    )
+    writer.wait_more()
+
+
+def _task_worker(urls: list[str], connector: str, timeout: float = 60) -> str:
+    found: list[str] = []
+
+    def running() -> bool:
+        found[:] = [w for u in urls if (w := connect_workers.task_worker(u, connector))]
+        return bool(found)
+
+    wait_for(running, what=f"{connector}'s task RUNNING", timeout=timeout)
+    return found[0]
+
+
+def _spark_worker_failure(layout: Layout, writer: Writer) -> None:
+    cluster = layout.spark
+    assert cluster is not None
+    ui = f"http://127.0.0.1:{get_aggregation_settings().agg_ui_port}"
+    wait_for(
+        lambda: spark_driver.batch_running(ui),
+        what="a micro-batch running",
+        timeout=120,
+        interval=0.05,
+    )
+    kill_and_wait_restart(cluster.workers[0].program)
+    wait_for(
+        lambda: all(spark.worker_alive(cluster, w) for w in cluster.workers),
+        what="both Spark workers ALIVE",
+        timeout=180,
+    )
+    writer.wait_more()
+
+
+def test_cluster_failures_lose_and_duplicate_nothing(
+    api: httpx.Client,
+    analyst: analytics.Conn,
+    settings: Settings,
+    layout: Layout,
+    writer: Writer,
+) -> None:
+    analytics.barrier(api, analyst)
+    before = exactly_once.baseline(analyst)
+    writer.start()
+    writer.wait_more()
+
+    _broker_failures(settings, layout, writer)
+    _connect_failures(settings, layout, writer)
+    _spark_worker_failure(layout, writer)
+    kill_and_wait_restart("notifications-1")
+    writer.wait_more()
+
+    expected = writer.finish()
+    exactly_once.assert_exactly_once(settings, analyst, expected, before, timeout=300)
