@@ -72,7 +72,13 @@ class Pipeline:
         self.runs = 0
 
     def env(self, database: str | None = None, **extra: str) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ONCEFLOW_")}
+        # The test's own settings only; the topology stays (bench/topology_bench.py runs the
+        # job on the cluster's Spark master with it).
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("ONCEFLOW_") or k == "ONCEFLOW_TOPOLOGY"
+        }
         env.update(
             ONCEFLOW_TOPIC=self.topic,
             ONCEFLOW_PG_DATABASE=database or self.database,
