@@ -18,8 +18,6 @@ PG_SOCKET_DIR = RUN / "postgres"
 OBSERVABILITY = ROOT / "observability"
 SUPERVISOR_CONF = CONF / "supervisord.conf"
 SUPERVISOR_SOCKET = RUN / "supervisor.sock"
-# The topology the running stack was started with (`make down` and `make status` follow it).
-RUNNING_TOPOLOGY = RUN / "topology"
 MIGRATIONS_INI = ROOT / "migrations" / "alembic.ini"
 
 

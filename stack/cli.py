@@ -116,7 +116,6 @@ def up() -> None:
             get_retention_settings(),
         )
         supervisor.start_or_update(supervisor.render_config(parts, settings))
-        running.record(topology)
         for kind, wave in itertools.groupby(parts, key=lambda c: c.kind):
             _start(list(wave))
             _after(kind)
@@ -161,7 +160,6 @@ def down() -> None:
     """Stop every component of the running topology; its data in .stack/ is kept."""
     topology = _acting_on()
     supervisor.shutdown()
-    running.forget()
     where = get_settings().data.root.relative_to(paths.ROOT)
     console.print(
         f"Onceflow is down ({topology} topology; data kept in {where}; `make clean` deletes it)."

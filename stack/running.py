@@ -1,13 +1,12 @@
-"""Which topology the running stack was started with, recorded by `make up` so that `make down`
-and `make status` act on it whatever ONCEFLOW_TOPOLOGY says now."""
+"""Which topology the running stack is, so that `make down` and `make status` act on it whatever
+ONCEFLOW_TOPOLOGY says now, and `make up` of the other one stops with a sentence."""
 
 import os
 
 from pydantic import ValidationError
 
-from onceflow import paths
 from onceflow.settings import TopologySettings
-from onceflow.topology import Topology
+from onceflow.topology import Topology, layout
 from stack import supervisor
 
 
@@ -16,13 +15,15 @@ class TopologyError(RuntimeError):
 
 
 def running() -> Topology | None:
-    """The running stack's topology; None when nothing runs. A stack started before topologies
-    existed recorded none: it is the single one."""
+    """The running stack's topology, read from the programs its supervisord has loaded (each
+    topology names its first Kafka node differently); None when nothing runs."""
     if not supervisor.is_running():
         return None
-    if not paths.RUNNING_TOPOLOGY.exists():
-        return Topology.SINGLE
-    return Topology(paths.RUNNING_TOPOLOGY.read_text().strip())
+    loaded = supervisor.programs()
+    for topology in Topology:
+        if layout(topology).kafka[0].program in loaded:
+            return topology
+    return None
 
 
 def act_on(*, starting: bool) -> Topology:
@@ -45,12 +46,3 @@ def act_on(*, starting: bool) -> Topology:
     topology = current or requested
     os.environ["ONCEFLOW_TOPOLOGY"] = topology.value
     return topology
-
-
-def record(topology: Topology) -> None:
-    paths.RUNNING_TOPOLOGY.parent.mkdir(parents=True, exist_ok=True)
-    paths.RUNNING_TOPOLOGY.write_text(f"{topology}\n")
-
-
-def forget() -> None:
-    paths.RUNNING_TOPOLOGY.unlink(missing_ok=True)

@@ -109,6 +109,11 @@ def state(name: str) -> str:
         raise
 
 
+def programs() -> set[str]:
+    """The names of the programs the running supervisord has loaded."""
+    return {info["name"] for info in proxy().supervisor.getAllProcessInfo()}
+
+
 def start(name: str) -> None:
     """Start a program unless it is already running or starting."""
     if state(name) not in ("RUNNING", "STARTING"):

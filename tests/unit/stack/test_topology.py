@@ -14,7 +14,7 @@ from onceflow.settings import (
     Settings,
 )
 from onceflow.topology import SINGLE, Topology, layout
-from stack import node_configs, prometheus, running
+from stack import node_configs, prometheus, running, supervisor
 from stack.components import components
 from stack.supervisor import render_config
 
@@ -225,3 +225,20 @@ def test_an_unknown_topology_is_one_sentence(monkeypatch: pytest.MonkeyPatch) ->
         running.TopologyError, match="'galaxy' is no topology: use single or cluster"
     ):
         running.act_on(starting=True)
+
+
+@pytest.mark.parametrize(
+    ("loaded", "topology"),
+    [
+        ({"postgres", "kafka", "connect"}, Topology.SINGLE),
+        ({"postgres", "kafka-1", "kafka-2", "kafka-3", "connect-1"}, Topology.CLUSTER),
+    ],
+)
+def test_the_running_topology_is_read_from_the_loaded_programs(
+    monkeypatch: pytest.MonkeyPatch, loaded: set[str], topology: Topology
+) -> None:
+    monkeypatch.setattr(supervisor, "is_running", lambda: True)
+    monkeypatch.setattr(supervisor, "programs", lambda: loaded)
+    assert running.running() is topology
+    monkeypatch.setattr(supervisor, "is_running", lambda: False)
+    assert running.running() is None
