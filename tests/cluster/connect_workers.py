@@ -6,7 +6,8 @@ from onceflow.topology import Layout
 
 
 def task_worker(worker_url: str, connector: str) -> str | None:
-    """The worker id ("host:port") running task 0 when it is RUNNING, else None."""
+    """The URL of the worker running task 0 when it is RUNNING, as `worker_url` sees it (the
+    status topic: a dead worker's task shows RUNNING until the task moved), else None."""
     try:
         status = httpx.get(f"{worker_url}/connectors/{connector}/status", timeout=5).json()
     except (httpx.HTTPError, ValueError):
@@ -15,16 +16,17 @@ def task_worker(worker_url: str, connector: str) -> str | None:
     if status.get("connector", {}).get("state") != "RUNNING" or len(tasks) != 1:
         return None
     task = tasks[0]
-    return str(task["worker_id"]) if task["state"] == "RUNNING" else None
+    return url_of(str(task["worker_id"])) if task["state"] == "RUNNING" else None
 
 
 def url_of(worker_id: str) -> str:
+    """A worker's REST URL from its id ("host:port", as Connect's status names it)."""
     return f"http://{worker_id}"
 
 
-def program_of(layout: Layout, worker_id: str) -> str:
-    """The supervisor program of a worker id ("host:port", as Connect's status names it)."""
-    return next(w.program for w in layout.connect if w.url == url_of(worker_id))
+def program_of(layout: Layout, worker_url: str) -> str:
+    """The supervisor program of a worker."""
+    return next(w.program for w in layout.connect if w.url == worker_url)
 
 
 def member(worker_url: str, connector: str) -> bool:

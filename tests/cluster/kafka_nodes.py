@@ -1,7 +1,7 @@
 """Which broker does what in the cluster: partition leaders, replicas in sync, transaction
 coordinators (read from the cluster's metadata, never assumed)."""
 
-from confluent_kafka.admin import AdminClient, ConfigResource
+from confluent_kafka.admin import AdminClient
 
 from onceflow import paths
 
@@ -49,15 +49,12 @@ def java_hash(text: str) -> int:
 
 def transaction_coordinator(bootstrap: str, transactional_id: str) -> int:
     """The node coordinating a transactional id: the leader of its partition of
-    __transaction_state, abs(hashCode) % transaction.state.log.num.partitions (Kafka's
+    __transaction_state, abs(hashCode) % that topic's partition count (Kafka's
     TransactionStateManager#partitionFor)."""
-    client = admin(bootstrap)
-    some_broker = str(next(iter(client.list_topics(timeout=10).brokers)))
-    resource = ConfigResource(ConfigResource.Type.BROKER, some_broker)
-    configs = client.describe_configs([resource])[resource].result(timeout=10)
-    partitions = int(configs["transaction.state.log.num.partitions"].value)
-    partition = (java_hash(transactional_id) & 0x7FFFFFFF) % partitions
-    return leader_of(bootstrap, "__transaction_state", partition)
+    state = admin(bootstrap).list_topics("__transaction_state", timeout=10)
+    partitions = state.topics["__transaction_state"].partitions
+    partition = (java_hash(transactional_id) & 0x7FFFFFFF) % len(partitions)
+    return int(partitions[partition].leader)
 
 
 def connector_transactional_id(connector: str, task: int = 0) -> str:

@@ -48,44 +48,41 @@ def _broker_failures(settings: Settings, layout: Layout, writer: Writer) -> None
 
 
 def _connect_failures(settings: Settings, layout: Layout, writer: Writer) -> None:
+    name = settings.connector_name
     urls = [w.url for w in layout.connect]
-    first = _task_worker(urls, settings.connector_name)
-    survivor = next(u for u in urls if u != connect_workers.url_of(first))
+    wait_for(
+        lambda: any(connect_workers.task_worker(u, name) for u in urls),
+        what=f"{name}'s task RUNNING",
+        timeout=120,
+    )
+    first = next(w for u in urls if (w := connect_workers.task_worker(u, name)))
+    other = next(u for u in urls if u != first)
+
     kill_and_keep_down(connect_workers.program_of(layout, first))
-    moved = _task_worker([survivor], settings.connector_name, timeout=180)
-    assert connect_workers.url_of(moved) == survivor, f"the task stayed on {moved}"
+    _wait_task_on(other, name)  # the status topic still says `first` until the task moved
     writer.wait_more()
 
     supervisor.proxy().supervisor.startProcess(connect_workers.program_of(layout, first), True)
-    wait_for(
-        lambda: connect_workers.member(connect_workers.url_of(first), settings.connector_name),
-        what="worker back",
-        timeout=180,
-    )
-    kill(connect_workers.program_of(layout, moved), signal.SIGSTOP)  # past its session: a zombie
+    wait_for(lambda: connect_workers.member(first, name), what="worker back", timeout=180)
+    zombie = connect_workers.program_of(layout, other)
+    kill(zombie, signal.SIGSTOP)  # past its session: its task moves, it returns as a zombie
     try:
-        back = _task_worker([connect_workers.url_of(first)], settings.connector_name, timeout=240)
-        assert back == first, f"the task went to {back}"
+        _wait_task_on(first, name, timeout=240)
         writer.wait_more()
     finally:
-        kill(connect_workers.program_of(layout, moved), signal.SIGCONT)
-    wait_for(
-        lambda: connect_workers.member(survivor, settings.connector_name),
-        what="the zombie rejoined",
-        timeout=120,
-    )
+        kill(zombie, signal.SIGCONT)
+    wait_for(lambda: connect_workers.member(other, name), what="the zombie rejoined", timeout=120)
+    _wait_task_on(first, name)
     writer.wait_more()
 
 
-def _task_worker(urls: list[str], connector: str, timeout: float = 60) -> str:
-    found: list[str] = []
-
-    def running() -> bool:
-        found[:] = [w for u in urls if (w := connect_workers.task_worker(u, connector))]
-        return bool(found)
-
-    wait_for(running, what=f"{connector}'s task RUNNING", timeout=timeout)
-    return found[0]
+def _wait_task_on(worker_url: str, connector: str, timeout: float = 180) -> None:
+    """Wait until this worker reports the connector's task RUNNING on itself."""
+    wait_for(
+        lambda: connect_workers.task_worker(worker_url, connector) == worker_url,
+        what=f"{connector}'s task RUNNING on {worker_url}",
+        timeout=timeout,
+    )
 
 
 def _spark_worker_failure(layout: Layout, writer: Writer) -> None:
