@@ -212,7 +212,7 @@ def expected_tables(events: Iterable[Event]) -> dict[str, Any]:
 def create_topic(bootstrap: str, topic: str, partitions: int = 3) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     futures = admin.create_topics(
-        [NewTopic(topic, num_partitions=partitions, replication_factor=1)]
+        [NewTopic(topic, num_partitions=partitions, replication_factor=-1)  # the broker default]
     )
     for future in futures.values():
         future.result(timeout=30)
