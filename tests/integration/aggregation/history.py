@@ -212,7 +212,8 @@ def expected_tables(events: Iterable[Event]) -> dict[str, Any]:
 def create_topic(bootstrap: str, topic: str, partitions: int = 3) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     futures = admin.create_topics(
-        [NewTopic(topic, num_partitions=partitions, replication_factor=-1)  # the broker default]
+        # -1: the broker's default replication (3 on the cluster topology, whose min ISR is 2).
+        [NewTopic(topic, num_partitions=partitions, replication_factor=-1)]
     )
     for future in futures.values():
         future.result(timeout=30)
