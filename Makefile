@@ -33,13 +33,13 @@ unit:
 test: test-single test-cluster
 
 test-single: up lint schema
-	$(VENV)/pytest -q -p no:cacheprovider --ignore=tests/cluster
+	$(VENV)/pytest -q -p no:cacheprovider --durations=15 --ignore=tests/cluster
 
 # Stops whatever runs, brings the cluster up, tests it, and stops it again.
 test-cluster:
 	@$(MAKE) --no-print-directory down
 	ONCEFLOW_TOPOLOGY=cluster $(MAKE) --no-print-directory up
-	ONCEFLOW_TOPOLOGY=cluster $(VENV)/pytest -q -p no:cacheprovider tests/cluster; \
+	ONCEFLOW_TOPOLOGY=cluster $(VENV)/pytest -q -p no:cacheprovider --durations=5 tests/cluster; \
 	  status=$$?; $(MAKE) --no-print-directory down; exit $$status
 
 clean: down
