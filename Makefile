@@ -4,6 +4,7 @@
 SHELL := /bin/bash
 VENV := .venv/bin
 
+.NOTPARALLEL:
 .PHONY: up down status test test-single test-cluster lint schema unit clean logs
 
 up:
@@ -35,12 +36,14 @@ test: test-single test-cluster
 test-single: up lint schema
 	$(VENV)/pytest -q -p no:cacheprovider --durations=15 --ignore=tests/cluster
 
-# Stops whatever runs, brings the cluster up, tests it, and stops it again.
+# Stops whatever runs, brings the cluster up, tests it, and stops it again (also when its
+# start or a test failed, so the next `make up` finds nothing running).
 test-cluster:
 	@$(MAKE) --no-print-directory down
-	ONCEFLOW_TOPOLOGY=cluster $(MAKE) --no-print-directory up
-	ONCEFLOW_TOPOLOGY=cluster $(VENV)/pytest -q -p no:cacheprovider --durations=5 tests/cluster; \
-	  status=$$?; $(MAKE) --no-print-directory down; exit $$status
+	@export ONCEFLOW_TOPOLOGY=cluster; status=0; \
+	  { $(MAKE) --no-print-directory up && \
+	    $(VENV)/pytest -q -p no:cacheprovider --durations=5 tests/cluster; } || status=$$?; \
+	  $(MAKE) --no-print-directory down; exit $$status
 
 clean: down
 	rm -rf .stack

@@ -5,7 +5,8 @@ difference (which this shared 2-core machine makes several times noisier than 5 
 
 On the running stack as shipped (Prometheus scraping every target every scrape_interval):
 - Prometheus, postgres-exporter and the Postgres backends of the monitor role: CPU seconds
-  (utime + stime of each process tree) over the window;
+  (utime + stime of each process tree) over the window (backends are those open when it starts:
+  one that comes and goes within the window is missed, so this part is a lower bound);
 - the JMX agents, which spend their CPU inside the broker's and Connect's JVMs: per scrape,
   by amplification: the JVM's CPU while its /metrics is fetched back to back N times, minus
   the same JVM's CPU in an equally long window without extra scrapes, divided by N; times the

@@ -9,7 +9,7 @@ attempt therefore replaces its part atomically, never adds to it. The driver col
 """
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -21,7 +21,10 @@ from spark_jobs.aggregation import staging
 Conn = psycopg.Connection[tuple[Any, ...]]
 Part = tuple[str, int, int]  # (kind: the staged table's name, part, rows staged)
 APP_NAME = "onceflow-aggregation-stage"
-LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
+# The two-key form: a lock space of its own, apart from the one-key locks of
+# analytics.lock_writers() and maintenance.
+LOCK = "SELECT pg_advisory_xact_lock(%s, hashtext(%s))"
+STAGE_LOCK_CLASS = 0x0F1CEF12
 
 
 class StagingError(RuntimeError):
@@ -42,7 +45,7 @@ class PartWriter:
     """The function of mapPartitions on the executors (pickled there, DSN included): writes each
     part of its Spark partition, returns (kind, part, rows) for each."""
 
-    dsn: str
+    dsn: str = field(repr=False)  # holds the password
     options: str
     query_id: str
     batch_id: int
@@ -63,7 +66,7 @@ class PartWriter:
         table = staging.BY_KIND[kind]
         key = (self.query_id, self.batch_id, part)
         with conn.transaction(), conn.cursor() as cur:
-            cur.execute(LOCK, (f"{self.query_id}/{self.batch_id}/{kind}/{part}",))
+            cur.execute(LOCK, (STAGE_LOCK_CLASS, f"{self.query_id}/{self.batch_id}/{kind}/{part}"))
             cur.execute(
                 f"DELETE FROM {table.area} WHERE query_id = %s AND batch_id = %s AND part = %s",
                 key,

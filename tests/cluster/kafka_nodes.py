@@ -53,7 +53,8 @@ def transaction_coordinator(bootstrap: str, transactional_id: str) -> int:
     TransactionStateManager#partitionFor)."""
     state = admin(bootstrap).list_topics("__transaction_state", timeout=10)
     partitions = state.topics["__transaction_state"].partitions
-    partition = (java_hash(transactional_id) & 0x7FFFFFFF) % len(partitions)
+    h = java_hash(transactional_id)
+    partition = (0 if h == -(2**31) else abs(h)) % len(partitions)  # Kafka's Utils.abs
     return int(partitions[partition].leader)
 
 

@@ -64,16 +64,36 @@ def _connect_failures(settings: Settings, layout: Layout, writer: Writer) -> Non
 
     supervisor.proxy().supervisor.startProcess(connect_workers.program_of(layout, first), True)
     wait_for(lambda: connect_workers.member(first, name), what="worker back", timeout=180)
-    zombie = connect_workers.program_of(layout, other)
+    # The rejoin may have moved the task back: stall whichever worker both agree runs it.
+    running = _settled_task_worker(urls, name)
+    target = next(u for u in urls if u != running)
+    zombie = connect_workers.program_of(layout, running)
     kill(zombie, signal.SIGSTOP)  # past its session: its task moves, it returns as a zombie
     try:
-        _wait_task_on(first, name, timeout=240)
+        _wait_task_on(target, name, timeout=240)
         writer.wait_more()
     finally:
         kill(zombie, signal.SIGCONT)
-    wait_for(lambda: connect_workers.member(other, name), what="the zombie rejoined", timeout=120)
-    _wait_task_on(first, name)
+    # Back in the group, the zombie itself sees the task on the other worker.
+    wait_for(
+        lambda: connect_workers.task_worker(running, name) == target,
+        what="the zombie rejoined, its task elsewhere",
+        timeout=180,
+    )
     writer.wait_more()
+
+
+def _settled_task_worker(urls: list[str], connector: str) -> str:
+    """The worker running the task once every worker reports the same one."""
+    seen: list[str | None] = []
+
+    def settled() -> bool:
+        seen[:] = [connect_workers.task_worker(u, connector) for u in urls]
+        return seen[0] is not None and len(set(seen)) == 1
+
+    wait_for(settled, what=f"every worker to agree where {connector}'s task runs", timeout=180)
+    assert seen[0] is not None
+    return seen[0]
 
 
 def _wait_task_on(worker_url: str, connector: str, timeout: float = 180) -> None:
@@ -96,6 +116,11 @@ def _spark_worker_failure(layout: Layout, writer: Writer) -> None:
         interval=0.05,
     )
     kill_and_wait_restart(cluster.workers[0].program)
+    wait_for(
+        lambda: spark_driver.lost_executors(ui) >= 1,
+        what="the driver lost an executor",
+        timeout=120,
+    )
     wait_for(
         lambda: all(spark.worker_alive(cluster, w) for w in cluster.workers),
         what="both Spark workers ALIVE",

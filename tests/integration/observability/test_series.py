@@ -116,7 +116,7 @@ def fenced() -> Iterator[str]:
     bootstrap = get_settings().kafka_bootstrap
     name = f"test-obs-{uuid.uuid4().hex[:10]}"
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    for future in admin.create_topics([NewTopic(name, 1, 1)]).values():
+    for future in admin.create_topics([NewTopic(name, 1, -1)]).values():
         future.result(timeout=30)
     try:
         group = Consumer({"bootstrap.servers": bootstrap, "group.id": name})
