@@ -23,7 +23,7 @@ Part = tuple[str, int, int]  # (kind: the staged table's name, part, rows staged
 APP_NAME = "onceflow-aggregation-stage"
 # The two-key form: a lock space of its own, apart from the one-key locks of
 # analytics.lock_writers() and maintenance.
-LOCK = "SELECT pg_advisory_xact_lock(%s, hashtext(%s))"
+LOCK = "SELECT pg_advisory_xact_lock(%s::integer, hashtext(%s))"
 STAGE_LOCK_CLASS = 0x0F1CEF12
 
 
