@@ -1,9 +1,8 @@
 """DataFrames -> PostgreSQL COPY text, built inside Spark (pure DataFrame -> DataFrame).
 
-The sink ships each micro-batch to Postgres as a few COPY payloads: every staged table's rows
-are rendered as COPY text lines by Spark and concatenated per (table, Spark partition), so the
-executors' Python sees a few big strings instead of millions of Row objects (stage.py writes
-each one with a single COPY).
+The sink ships each micro-batch to Postgres as a few COPY payloads: every output table's rows
+are rendered as COPY text lines by Spark and concatenated per table, so the driver collects a
+handful of strings instead of millions of Python Row objects.
 """
 
 from collections.abc import Sequence
@@ -47,19 +46,12 @@ def line(columns: Sequence[str], bytea: Sequence[str] = (), verbatim: Sequence[s
     return F.concat_ws("\t", *[field(c) for c in columns])
 
 
-def bundle(lines: DataFrame, *lead: str) -> DataFrame:
-    """(kind, part, payload, rows) from (kind, line) rows: each kind's lines joined by newlines,
-    one row per kind and input partition `part` (grouping by the partition id keeps the
-    concatenation parallel and lets the map side collapse each partition into one row before
-    the shuffle). Given `lead` fields, every line starts with them and then its part (the
-    staging area's key: query id, batch id, part)."""
-    part = F.spark_partition_id()
-    line = F.col("line")
-    if lead:
-        keys = [text_field(F.lit(x)) for x in lead]
-        line = F.concat_ws("\t", *keys, part.cast("string"), line)
+def bundle(lines: DataFrame) -> DataFrame:
+    """(kind, payload, rows) from (kind, line) rows: each kind's lines joined by newlines, one
+    row per kind and input partition (grouping by the partition id keeps the concatenation
+    parallel and lets the map side collapse each partition into one row before the shuffle)."""
     return (
-        lines.select("kind", part.alias("part"), line.alias("line"))
+        lines.select("kind", F.spark_partition_id().alias("part"), "line")
         .groupBy("kind", "part")
         .agg(
             F.concat_ws("\n", F.collect_list("line")).alias("payload"),
@@ -69,8 +61,7 @@ def bundle(lines: DataFrame, *lead: str) -> DataFrame:
 
 
 def payloads(bundled: DataFrame) -> dict[str, str]:
-    """Collect a bundle on the driver: kind -> COPY text (newline-terminated lines). The job
-    never does (its executors write the parts, stage.py); tests read what it renders."""
+    """Collect a bundle: kind -> COPY text (newline-terminated lines)."""
     chunks: dict[str, list[str]] = {}
     for row in bundled.collect():
         chunks.setdefault(row["kind"], []).append(row["payload"])

@@ -2,7 +2,6 @@
 cluster topology, a client of the standalone master (executors on its workers)."""
 
 import os
-import sys
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -30,9 +29,6 @@ def build_session(
     """Create (or return) the process's SparkSession."""
     # The Spark UI binds to SPARK_LOCAL_IP (default: every interface); keep it on loopback.
     os.environ["SPARK_LOCAL_IP"] = settings.agg_ui_host
-    # Python workers run this interpreter (the project's venv: the executors stage with psycopg),
-    # not whatever `python3` is first on the PATH.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     java_options = f"-Dlog4j2.configurationFile=file:{LOG4J}"
     builder = (
         SparkSession.builder.appName(app_name)

@@ -3,19 +3,14 @@
 Per micro-batch:
 1. Skip it if the ledger (analytics.applied_batches) already holds (query id, batch id): after
    a crash Spark re-runs the last planned batch, which may already be committed in Postgres.
-2. Stage it, in ONE Spark job: the executors parse and validate the records, render COPY text
-   per (staged table, input partition) (render.py) and write their parts in parallel into the
-   staging area, analytics.staged_* keyed by (query id, batch id, part), each part replaced in
-   its own transaction (stage.py). The driver first deletes what an earlier attempt of the
-   batch staged, and collects only (table, part, rows) per part.
-3. Fold it in ONE Postgres transaction, serialised by analytics.lock_writers() (so two writers
-   can neither deadlock nor double count): re-check the ledger, check the staged rows are
-   exactly those the executors reported and move them into temp tables (unstage.py; a
-   mismatch, e.g. the UNLOGGED staging area emptied by a Postgres crash-restart, fails the
-   batch, which Spark re-runs), fold them into analytics.* with set-based upserts (merge.py:
-   drops event ids counted before and remembers the new ones with their journey, aggregates
-   per key), record dead letters once, bump freshness, release the staged rows, write the
-   ledger row with the Kafka offsets covered, commit.
+2. Spark parses and validates the records and renders, in ONE Spark job and one pass, COPY
+   payloads: one line per valid record (its counted items as JSON), one per dead letter
+   (copytext.py).
+3. ONE Postgres transaction, serialised by analytics.lock_writers() (so two writers can neither
+   deadlock nor double count): re-check the ledger, COPY the payloads into temp tables, fold
+   them into analytics.* with set-based upserts (merge.py: drops event ids counted before and
+   remembers the new ones with their journey, aggregates per key), record dead letters once,
+   bump freshness, write the ledger row with the Kafka offsets covered, commit.
 The tables therefore change exactly once per event, whatever crashes or replays happen.
 """
 
@@ -32,9 +27,10 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
 from onceflow.settings import AggregationSettings
-from spark_jobs.aggregation import merge, render, stage, unstage
+from spark_jobs.aggregation import copytext, merge, parse, staging
 from spark_jobs.aggregation.statements import sql
 
 log = logging.getLogger("onceflow.aggregation.sink")
@@ -62,6 +58,24 @@ class BatchResult:
     offsets: dict[str, dict[str, int]] = field(default_factory=dict)
     # The newest occurred_at applied so far, by any batch (None: not known from this batch).
     newest_event_at: datetime | None = None
+
+
+def batch_payloads(raw: DataFrame, max_event_bytes: int) -> dict[str, str]:
+    """Run ONE Spark job over a batch of raw Kafka rows; staged table name -> COPY text
+    (staging.EVENTS, staging.DEAD_LETTERS). Tables without rows are absent."""
+    # One pass: each record renders either its event line or its dead-letter line, so the
+    # parsed batch is neither cached nor read twice.
+    rows = staging.event_rows(
+        parse.annotated(parse.classify(raw, max_event_bytes)), "topic", "key", "value", "error"
+    )
+    valid = F.col("error").isNull()
+    lines = rows.select(
+        F.when(valid, F.lit(staging.EVENTS.name))
+        .otherwise(F.lit(staging.DEAD_LETTERS.name))
+        .alias("kind"),
+        F.when(valid, staging.EVENTS.line()).otherwise(staging.DEAD_LETTERS.line()).alias("line"),
+    )
+    return copytext.payloads(copytext.bundle(lines))
 
 
 def query_id_of(checkpoint: Path) -> str:
@@ -93,13 +107,16 @@ class PostgresSink:
         self.checkpoint = checkpoint
         self.on_batch = on_batch
         self.applied = 0
-        self.dsn = dsn
-        self.options = stage.session_options(settings)
         self.pool: ConnectionPool[Conn] = ConnectionPool(
             dsn,
             min_size=1,
             max_size=settings.agg_pg_max_connections,
-            kwargs={"options": self.options, "application_name": "onceflow-aggregation"},
+            kwargs={
+                "options": f"-c statement_timeout={settings.agg_pg_statement_timeout_ms}"
+                f" -c temp_buffers={settings.agg_pg_temp_buffers}"
+                f" -c work_mem={settings.agg_pg_work_mem} -c TimeZone=UTC",
+                "application_name": "onceflow-aggregation",
+            },
             name="aggregation",
             open=True,
         )
@@ -138,39 +155,25 @@ class PostgresSink:
             log.info("batch %d of query %s is already applied: skipped", batch_id, query_id)
             return BatchResult(query_id, batch_id, skipped=True)
         started = time.monotonic()
-        staged = self.stage_batch(df, batch_id)
-        if not staged:
+        payloads = batch_payloads(df, self.settings.agg_max_event_bytes)
+        if not payloads:
             return BatchResult(query_id, batch_id)
         spark_seconds = time.monotonic() - started
         self.applied += 1
         fault(self.settings, "crash_before_write", self.applied)
-        result = self.fold(batch_id, staged, spark_seconds)
+        result = self._write(batch_id, payloads, spark_seconds)
         fault(self.settings, "crash_after_commit", self.applied)
         return result
 
-    def stage_batch(self, df: DataFrame, batch_id: int) -> dict[tuple[str, int], int]:
-        """Stage the batch from the executors (replacing an earlier attempt's rows);
-        (staged table, part) -> rows."""
-        query_id = self.query_id()
-        with self.pool.connection() as conn, conn.transaction():
-            stage.discard(conn, query_id, batch_id)
-        parts = render.batch_parts(df, self.settings.agg_max_event_bytes, query_id, batch_id)
-        return stage.stage(parts, stage.PartWriter(self.dsn, self.options, query_id, batch_id))
-
-    def fold(
-        self, batch_id: int, staged: dict[tuple[str, int], int], spark_seconds: float
-    ) -> BatchResult:
-        """Fold the staged batch into analytics.* and the ledger, in one transaction."""
+    def _write(self, batch_id: int, payloads: dict[str, str], spark_seconds: float) -> BatchResult:
         query_id = self.query_id()
         started = time.monotonic()
         with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
             cur.execute("SELECT analytics.lock_writers()")
             cur.execute(LEDGER_HAS, (query_id, batch_id))
             if cur.fetchone() is not None:  # applied by another writer meanwhile
-                unstage.release(cur, query_id, batch_id)
                 return BatchResult(query_id, batch_id, skipped=True)
-            merge.prepare(cur)
-            unstage.load(cur, query_id, batch_id, staged)
+            merge.stage(cur, payloads)
             merged = merge.merge(
                 cur,
                 self.topic,
@@ -178,7 +181,6 @@ class PostgresSink:
                 batch_id=batch_id,
                 after_first_upsert=lambda: fault(self.settings, "crash_mid_write", self.applied),
             )
-            unstage.release(cur, query_id, batch_id)
             result = BatchResult(
                 query_id,
                 batch_id,

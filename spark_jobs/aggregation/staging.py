@@ -1,30 +1,26 @@
 """What one micro-batch stages in Postgres, defined once: the columns of each staged table, how
-each is written as COPY text, the staging-area and temp-table statements all derive from it.
+each is written as COPY text, the temp-table DDL and the COPY statement all derive from it.
 
-A batch goes through two places in Postgres: the staging area (analytics.staged_*, UNLOGGED,
-keyed by (query id, batch id, part); the executors COPY their parts there in parallel, stage.py)
-and, inside the fold's transaction, the session's temp tables (unstage.py moves the batch there,
-merge.py folds it). The per-table aggregation happens in Postgres, inside that transaction,
+The per-table aggregation happens in Postgres, inside the batch's transaction (merge.py),
 because only Postgres knows which event ids earlier batches counted: the durable
 de-duplication must come before any sum. Spark does the expensive, parallel part (parsing,
-validating, rendering, writing); measured on 2 cores, aggregating in Spark first cost ~2.5 s of
-fixed overhead per micro-batch (a shuffle stage per table) against ~0.2 s for the GROUP BYs in
-Postgres.
+validating, rendering); measured on 2 cores, aggregating in Spark first cost ~2.5 s of fixed
+overhead per micro-batch (a shuffle stage per table) against ~0.2 s for the GROUP BYs in Postgres.
 """
 
 from dataclasses import dataclass
 from typing import Literal
 
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
 from spark_jobs.aggregation import copytext
+from spark_jobs.aggregation import schema as S  # noqa: N812
 
 # text: escaped for COPY; verbatim: parse.py validated it to hold no tab, newline, CR or
 # backslash (numbers, UUIDs, enums, timestamps, identifiers of [A-Za-z0-9._:-], JSON of those),
 # so the four string replaces of escaping (most of the rendering cost) are skipped; bytea: hex.
 Encoding = Literal["text", "verbatim", "bytea"]
-# The staging area's key columns, before each staged table's own (onceflow/schema/staged.py).
-KEY = ("query_id", "batch_id", "part")
 
 
 @dataclass(frozen=True)
@@ -38,12 +34,10 @@ class Staged:
 
 @dataclass(frozen=True)
 class StagedTable:
-    """A temp table one batch is folded from (emptied at commit), and the staging-area table
-    (`area`, "" for none) the executors COPY the batch into, keyed by KEY."""
+    """A temp table one batch is COPYed into (emptied at commit)."""
 
     name: str
     columns: tuple[Staged, ...]
-    area: str = ""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -55,17 +49,9 @@ class StagedTable:
         cols = ", ".join(f"{c.name} {c.pg_type}" for c in self.columns)
         return f"CREATE TEMP TABLE IF NOT EXISTS {self.name} ({cols}) ON COMMIT DELETE ROWS"
 
-    def stage(self) -> str:
-        """The COPY statement that loads one part into the staging area (KEY, then columns)."""
-        return f"COPY {self.area} ({', '.join((*KEY, *self.names))}) FROM STDIN"
-
-    def unstage(self) -> str:
-        """Moves one staged batch (query id, batch id) into the temp table."""
-        names = ", ".join(self.names)
-        return (
-            f"INSERT INTO {self.name} ({names}) SELECT {names} FROM {self.area}"
-            " WHERE query_id = %s AND batch_id = %s"
-        )
+    def copy(self) -> str:
+        """The COPY statement that loads one payload."""
+        return f"COPY {self.name} ({', '.join(self.names)}) FROM STDIN"
 
     def line(self) -> Column:
         """A row rendered as one COPY text line."""
@@ -96,7 +82,6 @@ EVENTS = StagedTable(
         Staged("total_cents", "bigint", "verbatim"),
         Staged("items", "jsonb", "verbatim"),
     ),
-    "analytics.staged_events",
 )
 DEAD_LETTERS = StagedTable(
     "t_dead",
@@ -108,7 +93,28 @@ DEAD_LETTERS = StagedTable(
         Staged("value", "bytea", "bytea"),
         Staged("error", "text", "text"),
     ),
-    "analytics.staged_dead_letters",
 )
-# The staged tables by temp-table name (what a part's `kind` says).
-BY_KIND = {t.name: t for t in (EVENTS, DEAD_LETTERS)}
+
+
+def status_rank(status: Column) -> Column:
+    """The status's rank (contract.STATUS_RANK): orders one order's events of the same instant."""
+    rank = F.create_map(*[F.lit(x) for kv in S.STATUS_RANK.items() for x in kv])
+    return rank[status].cast("short")
+
+
+def counted_items(event_type: Column, items: Column) -> Column:
+    """The items as a JSON array for OrderPlaced and OrderCancelled (the only events
+    product_sales counts), null for the others."""
+    return F.when(event_type.isin(S.PLACED, S.CANCELLED), F.to_json(items))
+
+
+def event_rows(events: DataFrame, *keep: str) -> DataFrame:
+    """One row per record (EVENTS' columns, then the `keep` columns): the event, with its
+    counted items as JSON that Postgres expands (cheaper than one Spark row per item)."""
+    computed = {
+        "status_rank": status_rank(F.col("status")),
+        "items": counted_items(F.col("event_type"), F.col("items")),
+    }
+    return events.select(
+        *[computed[c].alias(c) if c in computed else F.col(c) for c in EVENTS.names], *keep
+    )

@@ -1,9 +1,10 @@
 """The analytics tables as the analyst sees them, and their comparison with the oracle."""
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from onceflow.schema import analytics
+from tests.integration.aggregation.conftest import Pipeline
 from tests.integration.aggregation.history import Event, expected_tables
 
 DAILY = analytics.DAILY_COUNTS
@@ -11,13 +12,7 @@ CUSTOMER = (*analytics.CUSTOMER_COUNTS, "first_order_at", "last_order_at")
 PRODUCT = analytics.PRODUCT_COUNTS
 
 
-class Queried(Protocol):
-    """A database the tests read (conftest.Pipeline, or a scratch database)."""
-
-    def query(self, sql: str, database: str | None = None) -> list[tuple[Any, ...]]: ...
-
-
-def db_tables(p: Queried, database: str | None = None) -> dict[str, Any]:
+def db_tables(p: Pipeline, database: str | None = None) -> dict[str, Any]:
     """The analytics tables as the analyst sees them, shaped like history.expected_tables."""
 
     def q(sql: str) -> list[tuple[Any, ...]]:
@@ -55,7 +50,7 @@ def oracle(events: Sequence[Event]) -> dict[str, Any]:
     return e
 
 
-def assert_exact(p: Queried, events: Sequence[Event], database: str | None = None) -> None:
+def assert_exact(p: Pipeline, events: Sequence[Event], database: str | None = None) -> None:
     actual, expected = db_tables(p, database), oracle(events)
     for table in expected:
         assert actual[table] == expected[table], f"analytics.{table} differs from the oracle"

@@ -1,21 +1,18 @@
-"""merge.py on a freshly migrated database, without Spark: COPY text staged in the staging
-area and moved into the temp tables (unstage.load) in, what the batch did out. events_new is
-what the batch recorded in analytics.applied_events, and the mid-write
+"""merge.py on a freshly migrated database, without Spark: staged COPY text in, what the batch
+did out. events_new is what the batch recorded in analytics.applied_events, and the mid-write
 hook (the crash_mid_write fault point) runs only once an upsert ran in the transaction; each
 remembered event carries its journey (Kafka position and timestamp, order, the batch)."""
 
 import itertools
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
 import pytest
 
-from spark_jobs.aggregation import merge, staging, unstage
-from tests.integration.aggregation.staged import stage_lines
+from spark_jobs.aggregation import merge, staging
 from tests.integration.databases import create_database, drop_database
 
 pytestmark = pytest.mark.integration
@@ -49,79 +46,64 @@ def dead_line(offset: int) -> str:
     return f"t\t0\t{offset}\t\\\\x6b\t\\\\x00\tvalue is not JSON"
 
 
-@dataclass(frozen=True)
-class Db:
-    """A scratch database: the job's DSN, and a cursor of an autocommit connection with it."""
-
-    dsn: str
-    cur: merge.Cursor
-
-
 @pytest.fixture
-def db() -> Iterator[Db]:
+def cur() -> Iterator[merge.Cursor]:
     database = f"agg_merge_{uuid.uuid4().hex[:10]}"
-    dsn = create_database(database).dsn("spark")
+    settings = create_database(database)
     try:
-        with psycopg.connect(dsn, autocommit=True) as conn, conn.cursor() as c:
-            yield Db(dsn, c)
+        with psycopg.connect(settings.dsn("spark"), autocommit=True) as conn, conn.cursor() as c:
+            yield c
     finally:
         drop_database(database)
 
 
 def apply(
-    db: Db, events: list[str], dead: list[str], batch_id: int | None = None
+    cur: merge.Cursor, events: list[str], dead: list[str], batch_id: int | None = None
 ) -> tuple[merge.Merged, int]:
-    """Stage (each line its own part) and merge one batch (of query "q") in its own
-    transaction; (what it did, hook calls)."""
+    """Stage and merge one batch (of query "q") in its own transaction; (what it did, hook
+    calls)."""
     calls: list[None] = []
-    batch = next(BATCHES) if batch_id is None else batch_id
-    parts = {
-        (table.name, part): [line]
+    payloads = {
+        table.name: "".join(f"{line}\n" for line in lines)
         for table, lines in ((staging.EVENTS, events), (staging.DEAD_LETTERS, dead))
-        for part, line in enumerate(lines)
+        if lines
     }
-    staged = stage_lines(db.dsn, "q", batch, parts)
-    cur = db.cur
     with cur.connection.transaction():
-        merge.prepare(cur)
-        unstage.load(cur, "q", batch, staged)
+        merge.stage(cur, payloads)
         merged = merge.merge(
             cur,
             "t",
             query_id="q",
-            batch_id=batch,
+            batch_id=next(BATCHES) if batch_id is None else batch_id,
             after_first_upsert=lambda: calls.append(None),
         )
     return merged, len(calls)
 
 
-def test_events_new_is_what_the_batch_recorded_in_applied_events(db: Db) -> None:
-    cur = db.cur
+def test_events_new_is_what_the_batch_recorded_in_applied_events(cur: merge.Cursor) -> None:
     a, b, c = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
     lines = [event_line(0, a), event_line(1, b), event_line(2, a), event_line(3, c)]
-    merged, _ = apply(db, lines, [dead_line(4)])
+    merged, _ = apply(cur, lines, [dead_line(4)])
     assert (merged.records, merged.valid_records, merged.events_new) == (5, 4, 3)
     assert (merged.late_events, merged.dead_letters) == (0, 1)
     cur.execute("SELECT count(*) FROM analytics.applied_events")
     assert cur.fetchone() == (3,)
 
 
-def test_the_mid_write_hook_runs_only_after_an_upsert(db: Db) -> None:
-    cur = db.cur
+def test_the_mid_write_hook_runs_only_after_an_upsert(cur: merge.Cursor) -> None:
     counted = uuid.uuid4()
-    _, first = apply(db, [event_line(0, counted)], [])
+    _, first = apply(cur, [event_line(0, counted)], [])
     # Only an event counted before and a dead letter: nothing to upsert, no hook.
-    merged, again = apply(db, [event_line(1, counted)], [dead_line(2)])
+    merged, again = apply(cur, [event_line(1, counted)], [dead_line(2)])
     assert (merged.events_new, merged.dead_letters) == (0, 1)
     assert (first, again) == (1, 0)
     cur.execute("SELECT orders_placed FROM analytics.customer_sales")
     assert cur.fetchall() == [(1,)]
 
 
-def test_each_remembered_event_records_its_journey(db: Db) -> None:
-    cur = db.cur
+def test_each_remembered_event_records_its_journey(cur: merge.Cursor) -> None:
     a, b = uuid.uuid4(), uuid.uuid4()
-    merged, _ = apply(db, [event_line(7, a), event_line(8, b), event_line(9, a)], [], 41)
+    merged, _ = apply(cur, [event_line(7, a), event_line(8, b), event_line(9, a)], [], 41)
     assert merged.newest_event_at == NOW
     cur.execute(
         "SELECT event_id, order_id, event_type, kafka_partition, kafka_offset, kafka_timestamp,"

@@ -96,27 +96,6 @@ def test_the_ledger_keeps_recent_rows_and_each_querys_newest(
     assert rows == [(False, 0), (True, 5)]
 
 
-def test_staged_rows_of_queries_that_no_longer_run_go_after_the_window(
-    scratch: Settings, owner: Conn
-) -> None:
-    # Batches a running query stages are folded (and deleted) within seconds; rows older than
-    # the window belong to a query that stopped (a discarded checkpoint, a finished backfill).
-    for table in ("staged_events", "staged_dead_letters"):
-        for batch_id, age in enumerate(("7 hours", "7 hours", "7 hours", "5 hours")):
-            owner.execute(
-                f"INSERT INTO analytics.{table} (query_id, batch_id, part, staged_at) "
-                "VALUES ('gone', %s, 0, now() - %s::interval)",
-                (batch_id, age),
-            )
-    assert _run(scratch, dry_run=True)["staged_events"] == 3
-    removed = _run(scratch)
-    assert (removed["staged_events"], removed["staged_dead_letters"]) == (3, 3)
-    for table in ("staged_events", "staged_dead_letters"):
-        left = owner.execute(f"SELECT batch_id FROM analytics.{table}").fetchall()
-        assert left == [(3,)]
-    owner.execute("DELETE FROM analytics.staged_events; DELETE FROM analytics.staged_dead_letters")
-
-
 def test_only_one_run_at_a_time(scratch: Settings) -> None:
     with psycopg.connect(scratch.dsn("app"), autocommit=True) as holder:
         holder.execute("SELECT pg_advisory_lock(%s)", (LOCK_KEY,))

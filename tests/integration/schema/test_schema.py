@@ -113,12 +113,6 @@ def test_no_login_role_holds_a_table_privilege_directly(owner: Conn, fresh: Sett
         ("app", "orders.api_keys", "INSERT", False),
         ("app", "orders.api_keys", "DELETE", False),
         ("analyst", "orders.api_keys", "SELECT", False),
-        ("spark", "analytics.staged_events", "INSERT", True),
-        ("spark", "analytics.staged_events", "DELETE", True),
-        ("spark", "analytics.staged_dead_letters", "SELECT", True),
-        ("spark", "analytics.staged_events", "UPDATE", False),
-        ("analyst", "analytics.staged_events", "SELECT", False),
-        ("analyst", "analytics.staged_dead_letters", "SELECT", False),
     ],
 )
 def test_each_login_role_gets_least_privilege_through_its_group(

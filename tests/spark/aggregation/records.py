@@ -1,6 +1,5 @@
-"""Raw Kafka records for the job's production path (render.batch_parts), and what it stages
-read back from the COPY text: table -> rows (column -> field, unescaped), each line's staging
-area key checked."""
+"""Raw Kafka records for the job's production path (sink.batch_payloads), and what it stages
+read back from the COPY text: table -> rows (column -> field, unescaped)."""
 
 import re
 from datetime import UTC, datetime
@@ -9,11 +8,11 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T  # noqa: N812 (PySpark idiom)
 
-from spark_jobs.aggregation import copytext, staging
-from spark_jobs.aggregation.render import batch_parts
+from spark_jobs.aggregation import staging
+from spark_jobs.aggregation.sink import batch_payloads
 from tests.oracle.events import MAX, Record, event, record
 
-__all__ = ["KAFKA_TS", "MAX", "QUERY_ID", "errors", "event", "raw_batch", "record", "staged"]
+__all__ = ["KAFKA_TS", "MAX", "errors", "event", "record", "staged"]
 
 RAW = T.StructType(
     [
@@ -36,8 +35,6 @@ RAW = T.StructType(
 # Every test record's Kafka timestamp (what the staged kafka_timestamp reads back as: KAFKA_TS).
 KAFKA_TIMESTAMP = datetime(2026, 11, 23, 0, 0, 1, 250000, tzinfo=UTC)
 KAFKA_TS = "2026-11-23 00:00:01.25"
-# The staging area's key every test batch is rendered for.
-QUERY_ID, BATCH_ID = "3f0c6f0e-unit", 7
 UNESCAPE = {"\\\\": "\\", "\\t": "\t", "\\n": "\n", "\\r": "\r"}
 
 
@@ -47,22 +44,16 @@ def _field(text: str) -> str | None:
     return re.sub(r"\\[\\tnr]", lambda m: UNESCAPE[m.group(0)], text)
 
 
-def raw_batch(spark: SparkSession, records: list[Record], partitions: int = 1) -> DataFrame:
-    """Raw Kafka rows of `records` (offsets 0, 1, ..., all at KAFKA_TIMESTAMP)."""
-    numbered = [(*r[:4], i, KAFKA_TIMESTAMP, r[5]) for i, r in enumerate(records)]
-    return spark.createDataFrame(numbered, RAW).repartition(partitions)
-
-
 def staged(spark: SparkSession, records: list[Record]) -> dict[str, list[dict[str, Any]]]:
-    """What batch_parts renders for `records`: table -> rows. Every line must start with the
-    staging area's key, then have exactly its table's columns."""
+    """What batch_payloads stages for `records` (offsets 0, 1, ..., all at KAFKA_TIMESTAMP):
+    table -> rows. Every line must have exactly its table's columns."""
+    numbered = [(*r[:4], i, KAFKA_TIMESTAMP, r[5]) for i, r in enumerate(records)]
+    raw: DataFrame = spark.createDataFrame(numbered, RAW)
     tables = {t.name: t for t in (staging.EVENTS, staging.DEAD_LETTERS)}
     out: dict[str, list[dict[str, Any]]] = {name: [] for name in tables}
-    parts = batch_parts(raw_batch(spark, records), MAX, QUERY_ID, BATCH_ID)
-    for name, text in copytext.payloads(parts).items():
+    for name, text in batch_payloads(raw, MAX).items():
         for line in text.removesuffix("\n").split("\n"):
-            query_id, batch_id, part, *fields = line.split("\t")
-            assert (query_id, batch_id, part) == (QUERY_ID, str(BATCH_ID), "0"), line
+            fields = line.split("\t")
             assert len(fields) == len(tables[name].names), line
             out[name].append(dict(zip(tables[name].names, map(_field, fields), strict=True)))
     return out

@@ -1,4 +1,4 @@
-"""Valid events as the production path (render.batch_parts) stages them in t_events: every
+"""Valid events as the production path (sink.batch_payloads) stages them in t_events: every
 column of staging.EVENTS in its place, and no field written without escaping (verbatim) that
 could hold a tab, newline, CR or backslash."""
 

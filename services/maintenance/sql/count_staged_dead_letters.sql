@@ -1,1 +1,0 @@
-SELECT count(*) FROM analytics.staged_dead_letters WHERE staged_at < now() - %(keep)s::interval

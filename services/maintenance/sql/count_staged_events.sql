@@ -1,1 +1,0 @@
-SELECT count(*) FROM analytics.staged_events WHERE staged_at < now() - %(keep)s::interval
