@@ -1,7 +1,6 @@
 # Images of Onceflow's own components for docker-compose.yml: `api` (the order API, also used
 # for provisioning, maintenance and notifications) and `aggregation` (the PySpark job's driver, with
-# Spark's Kafka source on a local path; compose's Spark workers run this image too, so the
-# executors have the driver's Python, psycopg and the code).
+# Spark's Kafka source on a local path; the executors run on compose's apache/spark workers).
 FROM maven:3.9-eclipse-temurin-17 AS spark-kafka-jars
 WORKDIR /src
 COPY stack/jvm/settings.xml stack/jvm/settings.xml

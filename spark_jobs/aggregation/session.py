@@ -2,6 +2,7 @@
 cluster topology, a client of the standalone master (executors on its workers)."""
 
 import os
+import sys
 from pathlib import Path
 
 from pyspark.sql import SparkSession
