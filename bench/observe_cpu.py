@@ -22,12 +22,10 @@ from pathlib import Path
 import httpx
 import psycopg
 import typer
-import yaml
 
 from bench.soak_sample import process_tree
-from onceflow import paths
 from onceflow.settings import get_observability_settings, get_settings
-from stack import postgres, supervisor
+from stack import postgres, prometheus, supervisor
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 TICK = os.sysconf("SC_CLK_TCK")
@@ -60,8 +58,7 @@ def _monitor_backends() -> list[int]:
 
 
 def _scrape_interval() -> float:
-    config = yaml.safe_load((paths.OBSERVABILITY / "prometheus" / "prometheus.yml").read_text())
-    return float(str(config["global"]["scrape_interval"]).rstrip("s"))
+    return float(str(prometheus.source()["global"]["scrape_interval"]).rstrip("s"))
 
 
 def _per_scrape(jvm: str, port: int, n: int) -> float:

@@ -4,13 +4,13 @@ coordinators (read from the cluster's metadata, never assumed)."""
 from confluent_kafka.admin import AdminClient
 
 from onceflow import paths
+from stack import node_configs
 
 
 def _worker_group() -> str:
-    for line in (paths.ROOT / "connect" / "worker.properties").read_text().splitlines():
-        if line.startswith("group.id="):
-            return line.split("=", 1)[1].strip()
-    raise LookupError("connect/worker.properties sets no group.id")
+    return node_configs.properties((paths.ROOT / node_configs.WORKER_TEMPLATE).read_text())[
+        "group.id"
+    ]
 
 
 def admin(bootstrap: str) -> AdminClient:
