@@ -3,7 +3,8 @@
 -- production) creates the groups and makes each login role a member of one.
 --   onceflow_app      the order API: DML on the order tables, EXECUTE on orders' functions
 --   onceflow_cdc      Debezium: read the outbox (plus REPLICATION on its login role)
---   onceflow_spark    the aggregation job: writes analytics, stages in temp tables
+--   onceflow_spark    the aggregation job: writes analytics, stages in the staging area
+--                     (analytics.staged_records) and in temp tables
 --   onceflow_analyst  analysts: read analytics
 GRANT USAGE ON SCHEMA orders TO onceflow_app, onceflow_cdc;
 GRANT SELECT, INSERT, UPDATE, DELETE
@@ -24,6 +25,14 @@ GRANT USAGE ON SCHEMA analytics TO onceflow_spark, onceflow_analyst;
 GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA analytics TO onceflow_spark;
 GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO onceflow_spark, onceflow_analyst;
 REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON analytics.order_status_counts FROM onceflow_spark;
+-- The staging area (from migration 0010, which runs this file again): the job inserts, reads
+-- and deletes batches in flight; analysts have nothing to read there.
+DO $$ BEGIN
+    IF to_regclass('analytics.staged_records') IS NOT NULL THEN
+        REVOKE ALL ON analytics.staged_records FROM onceflow_spark, onceflow_analyst;
+        GRANT SELECT, INSERT, DELETE ON analytics.staged_records TO onceflow_spark;
+    END IF;
+END $$;
 DO $$ BEGIN
     EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO onceflow_spark', current_database());
 END $$;

@@ -21,6 +21,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import INTERVAL, JSONB
 
 from onceflow.schema.metadata import TIMESTAMPTZ, metadata
+from onceflow.schema.staged import STAGED_TABLES
 
 ZERO = text("0")
 
@@ -189,9 +190,9 @@ late_events = Table(
 Index("late_events_by_age", late_events.c.counted_at)
 
 # What a backfill --reset empties: every table the job fills (the de-duplication bookkeeping
-# describes partitions, which stay).
+# describes partitions, which stay; the staging area holds no result, only batches in flight).
 JOB_TABLES = tuple(
     t
     for t in metadata.sorted_tables
-    if t.schema == "analytics" and t not in (dedup_state, dedup_partitions)
+    if t.schema == "analytics" and t not in (dedup_state, dedup_partitions, *STAGED_TABLES)
 )

@@ -59,7 +59,8 @@ class AggregationSettings(TopologySettings):
     agg_ui_enabled: bool = True
     agg_spark_kafka_jars: Path = paths.LIB / "spark-kafka"
 
-    # Postgres connections the job may hold at once (micro-batches are applied one at a time).
+    # Postgres connections the driver may hold at once (micro-batches are applied one at a time;
+    # each Spark task staging a batch opens its own, stage.py).
     agg_pg_max_connections: int = 2
     agg_pg_statement_timeout_ms: int = 120_000
     # Session memory of the job's connections: a backfill batch stages ~100 MB in temp tables
@@ -70,7 +71,7 @@ class AggregationSettings(TopologySettings):
     # TEST ONLY: kill the driver (os._exit) at a point of the sink to prove crash safety.
     # crash_after_commit: after the Postgres commit, before Spark commits the batch.
     # crash_mid_write: inside the Postgres transaction, after some upserts, before commit.
-    # crash_before_write: after Spark computed the batch, before touching Postgres.
+    # crash_before_write: after the executors staged the batch, before the fold transaction.
     fault: Fault = ""
     # The fault fires on the n-th batch with records that this process applies (1 = first).
     fault_after_batches: int = 1

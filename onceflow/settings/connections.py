@@ -57,12 +57,24 @@ class Settings(TopologySettings):
 
     def dsn(self, role: str) -> str:
         """Return a libpq URI for one of the roles: owner, app, cdc, spark, analyst, monitor."""
-        user: str = getattr(self, f"{role}_db_user")
-        password: SecretStr = getattr(self, f"{role}_db_password")
+        user, password = self.credentials(role)
         return (
-            f"postgresql://{quote(user, safe='')}:{quote(password.get_secret_value(), safe='')}"
+            f"postgresql://{quote(user, safe='')}:{quote(password, safe='')}"
             f"@{self.pg_host}:{self.pg_port}/{self.pg_database}"
         )
+
+    def jdbc_url(self) -> str:
+        """The database's JDBC URL, without credentials (Spark's JDBC writer: credentials()).
+        stringtype=unspecified lets Postgres type the text Spark sends (uuid, jsonb)."""
+        return (
+            f"jdbc:postgresql://{self.pg_host}:{self.pg_port}/{quote(self.pg_database)}"
+            "?stringtype=unspecified&reWriteBatchedInserts=true"
+        )
+
+    def credentials(self, role: str) -> tuple[str, str]:
+        """(user, password) of one of the roles."""
+        password: SecretStr = getattr(self, f"{role}_db_password")
+        return getattr(self, f"{role}_db_user"), password.get_secret_value()
 
 
 @lru_cache

@@ -16,7 +16,8 @@ RETENTION_CHECK = timedelta(minutes=5)
 
 
 class RetentionSettings(BaseSettings):
-    """Retention of the topics, the de-duplication window and the maintenance schedule."""
+    """Retention of the topics, the de-duplication window, the job's staging area and the
+    maintenance schedule."""
 
     model_config = SettingsConfigDict(env_prefix="ONCEFLOW_", env_file=".env", extra="ignore")
 
@@ -32,6 +33,11 @@ class RetentionSettings(BaseSettings):
         default=timedelta(minutes=10), gt=timedelta(0), le=timedelta(minutes=15)
     )
     maintenance_batch_rows: int = Field(default=5000, ge=1)
+    # Rows in the job's staging area (analytics.staged_records) older than this are deleted:
+    # batches of a query that no longer runs (a discarded checkpoint, a finished backfill). A
+    # running query deletes its own at every fold; this must exceed any batch's staging-to-fold
+    # time (deleting a batch in flight fails it, and Spark re-runs it).
+    staged_retention: timedelta = Field(default=timedelta(hours=6), gt=timedelta(0))
     maintenance_metrics_port: int = 9102
     # Idempotency-Key records are kept this long (contract: at least 24 h).
     api_idempotency_retention_hours: float = Field(default=24, gt=0)

@@ -21,6 +21,7 @@ class Windows:
     idempotency_keys: timedelta
     dedup: timedelta
     dedup_partition: timedelta = timedelta(days=1)
+    staged: timedelta = timedelta(hours=6)
 
     @classmethod
     def of(cls, retention: RetentionSettings) -> "Windows":
@@ -29,6 +30,7 @@ class Windows:
             idempotency_keys=retention.idempotency_retention,
             dedup=retention.dedup_window,
             dedup_partition=retention.dedup_partition,
+            staged=retention.staged_retention,
         )
 
 
@@ -124,5 +126,6 @@ TASKS: tuple[Task, ...] = (
     _prune("idempotency_keys", "app", lambda w: w.idempotency_keys),
     _prune("ledger", "spark", lambda w: w.dedup),
     _prune("late_events", "spark", lambda w: w.dedup),
+    _prune("staged_records", "spark", lambda w: w.staged),
     RollDedup(),
 )

@@ -103,7 +103,7 @@ def run(*, backfill: bool = False, reset: bool = False) -> int:
         progress(result)
         metrics.observe_batch(result)
 
-    sink = PostgresSink(dsn, agg, conn.topic, checkpoint, on_batch=on_batch)
+    sink = PostgresSink(conn, agg, checkpoint, on_batch=on_batch)
     try:
         metrics.newest_event_at = newest_event_at(sink)
         stream = read_orders(spark, conn.kafka_bootstrap, conn.topic, agg, backfill=backfill)

@@ -1,7 +1,8 @@
 """Apply one staged micro-batch to analytics.* inside the caller's transaction (set-based SQL).
 
-Staging (COPY into temp tables, staging.py): t_events (one row per valid record, with the items
-of OrderPlaced/OrderCancelled as a jsonb array), t_dead (dead letters). Then:
+The batch is in the session's temp tables (created by `prepare`, filled from the staging area by
+unstage.load): t_events (one row per valid record, with the items of OrderPlaced/OrderCancelled
+as a jsonb array), t_dead (dead letters). Then:
 1. t_new = the first record of each event id in the batch, minus the events an earlier batch
    counted (analytics.applied_events, partitioned by occurred_at). Events older than the
    horizon (ids that may be forgotten) are counted and traced in analytics.late_events; the
@@ -51,14 +52,10 @@ class Merged:
     newest_event_at: datetime | None = None
 
 
-def stage(cur: Cursor, payloads: dict[str, str]) -> None:
-    """Create the temp tables (once per connection) and COPY the batch's payloads in."""
+def prepare(cur: Cursor) -> None:
+    """Create the temp tables a batch is folded from (once per connection; emptied at commit)."""
     for table in (staging.EVENTS, staging.DEAD_LETTERS, NEW):
         cur.execute(table.create())
-    for table in (staging.EVENTS, staging.DEAD_LETTERS):
-        if text := payloads.get(table.name):
-            with cur.copy(table.copy()) as copy:
-                copy.write(text)
 
 
 def _new_events(cur: Cursor, topic: str, query_id: str, batch_id: int) -> tuple[int, int]:

@@ -67,7 +67,8 @@ class JobMetrics:
         self.dead_letters = counter("dead_letters_total", "Records recorded as dead letters")
         self.sink_seconds = Histogram(
             PREFIX + "sink_seconds",
-            "Seconds per applied batch: spark (parse, render, collect), postgres (transaction)",
+            "Seconds per applied batch: spark (parse, render, stage on the executors),"
+            " postgres (the fold transaction)",
             ("stage",),
             buckets=SECONDS_BUCKETS,
             registry=registry,

@@ -1,4 +1,4 @@
-"""The job's SparkSession: UTC, Spark UI on a fixed port, Kafka jars by path; local or, in the
+"""The job's SparkSession: UTC, Spark UI on a fixed port, its jars by path; local or, in the
 cluster topology, a client of the standalone master (executors on its workers)."""
 
 import os
@@ -13,20 +13,20 @@ from onceflow.settings import AggregationSettings
 LOG4J = ROOT / "spark_jobs" / "aggregation" / "log4j2.properties"
 
 
-def kafka_jars(folder: Path) -> list[Path]:
-    """Spark's Kafka source jars (fetched by the stack from Maven Central), by local path."""
+def job_jars(folder: Path) -> list[Path]:
+    """The job's jars, by local path: Spark's Kafka source and the PostgreSQL JDBC driver the
+    executors stage with (fetched by the stack from Maven Central)."""
     jars = sorted(folder.glob("*.jar"))
-    if not any(j.name.startswith("spark-sql-kafka") for j in jars):
-        raise FileNotFoundError(
-            f"Spark's Kafka source jars are missing in {folder}: "
-            "run `make up` (stack/fetch_jars.sh)"
-        )
+    for prefix in ("spark-sql-kafka", "postgresql"):
+        if not any(j.name.startswith(prefix) for j in jars):
+            raise FileNotFoundError(
+                f"The job's jars ({prefix}) are missing in {folder}: "
+                "run `make up` (stack/fetch_jars.sh)"
+            )
     return jars
 
 
-def build_session(
-    settings: AggregationSettings, app_name: str, *, with_kafka: bool = True
-) -> SparkSession:
+def build_session(settings: AggregationSettings, app_name: str) -> SparkSession:
     """Create (or return) the process's SparkSession."""
     # The Spark UI binds to SPARK_LOCAL_IP (default: every interface); keep it on loopback.
     os.environ["SPARK_LOCAL_IP"] = settings.agg_ui_host
@@ -57,9 +57,8 @@ def build_session(
         .config("spark.pyspark.python", sys.executable)
         .config("spark.executorEnv.PYTHONPATH", str(ROOT))
     )
-    if with_kafka:
-        jars = kafka_jars(settings.agg_spark_kafka_jars)
-        builder = builder.config("spark.jars", ",".join(str(j) for j in jars))
+    jars = job_jars(settings.agg_spark_kafka_jars)
+    builder = builder.config("spark.jars", ",".join(str(j) for j in jars))
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     return session

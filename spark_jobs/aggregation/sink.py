@@ -3,14 +3,18 @@
 Per micro-batch:
 1. Skip it if the ledger (analytics.applied_batches) already holds (query id, batch id): after
    a crash Spark re-runs the last planned batch, which may already be committed in Postgres.
-2. Spark parses and validates the records and renders, in ONE Spark job and one pass, COPY
-   payloads: one line per valid record (its counted items as JSON), one per dead letter
-   (copytext.py).
-3. ONE Postgres transaction, serialised by analytics.lock_writers() (so two writers can neither
-   deadlock nor double count): re-check the ledger, COPY the payloads into temp tables, fold
-   them into analytics.* with set-based upserts (merge.py: drops event ids counted before and
-   remembers the new ones with their journey, aggregates per key), record dead letters once,
-   bump freshness, write the ledger row with the Kafka offsets covered, commit.
+2. Stage it, in ONE Spark job: the executors parse and validate the records (render.py) and
+   write their partitions in parallel into the staging area, analytics.staged_records keyed by
+   (query id, batch id), with Spark's JDBC writer (stage.py). The driver first deletes what an
+   earlier attempt of the batch staged, and receives only the counts of what was written.
+3. Fold it in ONE Postgres transaction, serialised by analytics.lock_writers() (so two writers
+   can neither deadlock nor double count): re-check the ledger, move the staged rows into temp
+   tables, each Kafka position once, and check they are exactly what the executors wrote
+   (unstage.py; a mismatch, e.g. the UNLOGGED staging area emptied by a Postgres crash-restart,
+   fails the batch, which Spark re-runs), fold them into analytics.* with set-based upserts
+   (merge.py: drops event ids counted before and remembers the new ones with their journey,
+   aggregates per key), record dead letters once, bump freshness, release the staged rows,
+   write the ledger row with the Kafka offsets covered, commit.
 The tables therefore change exactly once per event, whatever crashes or replays happen.
 """
 
@@ -27,10 +31,9 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
-from onceflow.settings import AggregationSettings
-from spark_jobs.aggregation import copytext, merge, parse, staging
+from onceflow.settings import AggregationSettings, Settings
+from spark_jobs.aggregation import merge, render, stage, unstage
 from spark_jobs.aggregation.statements import sql
 
 log = logging.getLogger("onceflow.aggregation.sink")
@@ -60,24 +63,6 @@ class BatchResult:
     newest_event_at: datetime | None = None
 
 
-def batch_payloads(raw: DataFrame, max_event_bytes: int) -> dict[str, str]:
-    """Run ONE Spark job over a batch of raw Kafka rows; staged table name -> COPY text
-    (staging.EVENTS, staging.DEAD_LETTERS). Tables without rows are absent."""
-    # One pass: each record renders either its event line or its dead-letter line, so the
-    # parsed batch is neither cached nor read twice.
-    rows = staging.event_rows(
-        parse.annotated(parse.classify(raw, max_event_bytes)), "topic", "key", "value", "error"
-    )
-    valid = F.col("error").isNull()
-    lines = rows.select(
-        F.when(valid, F.lit(staging.EVENTS.name))
-        .otherwise(F.lit(staging.DEAD_LETTERS.name))
-        .alias("kind"),
-        F.when(valid, staging.EVENTS.line()).otherwise(staging.DEAD_LETTERS.line()).alias("line"),
-    )
-    return copytext.payloads(copytext.bundle(lines))
-
-
 def query_id_of(checkpoint: Path) -> str:
     """The streaming query's id, stable across restarts (kept in the checkpoint's metadata)."""
     return str(json.loads((checkpoint / "metadata").read_text())["id"])
@@ -96,27 +81,24 @@ class PostgresSink:
 
     def __init__(
         self,
-        dsn: str,
+        connections: Settings,
         settings: AggregationSettings,
-        topic: str,
         checkpoint: Path,
         on_batch: Callable[[BatchResult], None] | None = None,
     ) -> None:
         self.settings = settings
-        self.topic = topic
+        self.topic = connections.topic
         self.checkpoint = checkpoint
         self.on_batch = on_batch
         self.applied = 0
+        user, password = connections.credentials("spark")
+        options = stage.session_options(settings)
+        self.target = stage.Target(connections.jdbc_url(), user, password, options)
         self.pool: ConnectionPool[Conn] = ConnectionPool(
-            dsn,
+            connections.dsn("spark"),
             min_size=1,
             max_size=settings.agg_pg_max_connections,
-            kwargs={
-                "options": f"-c statement_timeout={settings.agg_pg_statement_timeout_ms}"
-                f" -c temp_buffers={settings.agg_pg_temp_buffers}"
-                f" -c work_mem={settings.agg_pg_work_mem} -c TimeZone=UTC",
-                "application_name": "onceflow-aggregation",
-            },
+            kwargs={"options": options, "application_name": "onceflow-aggregation"},
             name="aggregation",
             open=True,
         )
@@ -155,25 +137,36 @@ class PostgresSink:
             log.info("batch %d of query %s is already applied: skipped", batch_id, query_id)
             return BatchResult(query_id, batch_id, skipped=True)
         started = time.monotonic()
-        payloads = batch_payloads(df, self.settings.agg_max_event_bytes)
-        if not payloads:
+        staged = self.stage_batch(df, batch_id)
+        if not staged.records:
             return BatchResult(query_id, batch_id)
         spark_seconds = time.monotonic() - started
         self.applied += 1
         fault(self.settings, "crash_before_write", self.applied)
-        result = self._write(batch_id, payloads, spark_seconds)
+        result = self.fold(batch_id, staged, spark_seconds)
         fault(self.settings, "crash_after_commit", self.applied)
         return result
 
-    def _write(self, batch_id: int, payloads: dict[str, str], spark_seconds: float) -> BatchResult:
+    def stage_batch(self, df: DataFrame, batch_id: int) -> stage.Counts:
+        """Stage the batch from the executors (replacing an earlier attempt's rows)."""
+        query_id = self.query_id()
+        with self.pool.connection() as conn, conn.transaction():
+            stage.discard(conn, query_id, batch_id)
+        rows = render.staged_rows(df, self.settings.agg_max_event_bytes, query_id, batch_id)
+        return stage.stage(rows, self.target)
+
+    def fold(self, batch_id: int, staged: stage.Counts, spark_seconds: float) -> BatchResult:
+        """Fold the staged batch into analytics.* and the ledger, in one transaction."""
         query_id = self.query_id()
         started = time.monotonic()
         with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
             cur.execute("SELECT analytics.lock_writers()")
             cur.execute(LEDGER_HAS, (query_id, batch_id))
             if cur.fetchone() is not None:  # applied by another writer meanwhile
+                unstage.release(cur, query_id, batch_id)
                 return BatchResult(query_id, batch_id, skipped=True)
-            merge.stage(cur, payloads)
+            merge.prepare(cur)
+            unstage.load(cur, query_id, batch_id, staged)
             merged = merge.merge(
                 cur,
                 self.topic,
@@ -181,6 +174,7 @@ class PostgresSink:
                 batch_id=batch_id,
                 after_first_upsert=lambda: fault(self.settings, "crash_mid_write", self.applied),
             )
+            unstage.release(cur, query_id, batch_id)
             result = BatchResult(
                 query_id,
                 batch_id,

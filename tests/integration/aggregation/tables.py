@@ -1,10 +1,9 @@
 """The analytics tables as the analyst sees them, and their comparison with the oracle."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from onceflow.schema import analytics
-from tests.integration.aggregation.conftest import Pipeline
 from tests.integration.aggregation.history import Event, expected_tables
 
 DAILY = analytics.DAILY_COUNTS
@@ -12,7 +11,13 @@ CUSTOMER = (*analytics.CUSTOMER_COUNTS, "first_order_at", "last_order_at")
 PRODUCT = analytics.PRODUCT_COUNTS
 
 
-def db_tables(p: Pipeline, database: str | None = None) -> dict[str, Any]:
+class Queried(Protocol):
+    """A database the tests read (conftest.Pipeline, or a scratch database)."""
+
+    def query(self, sql: str, database: str | None = None) -> list[tuple[Any, ...]]: ...
+
+
+def db_tables(p: Queried, database: str | None = None) -> dict[str, Any]:
     """The analytics tables as the analyst sees them, shaped like history.expected_tables."""
 
     def q(sql: str) -> list[tuple[Any, ...]]:
@@ -50,7 +55,7 @@ def oracle(events: Sequence[Event]) -> dict[str, Any]:
     return e
 
 
-def assert_exact(p: Pipeline, events: Sequence[Event], database: str | None = None) -> None:
+def assert_exact(p: Queried, events: Sequence[Event], database: str | None = None) -> None:
     actual, expected = db_tables(p, database), oracle(events)
     for table in expected:
         assert actual[table] == expected[table], f"analytics.{table} differs from the oracle"

@@ -1,18 +1,22 @@
-"""merge.py on a freshly migrated database, without Spark: staged COPY text in, what the batch
-did out. events_new is what the batch recorded in analytics.applied_events, and the mid-write
+"""merge.py on a freshly migrated database, without Spark: rows staged in the staging area and
+moved into the temp tables (unstage.load) in, what the batch did out. events_new is what the
+batch recorded in analytics.applied_events, and the mid-write
 hook (the crash_mid_write fault point) runs only once an upsert ran in the transaction; each
-remembered event carries its journey (Kafka position and timestamp, order, the batch)."""
+remembered event carries its journey (Kafka position and timestamp, order, the batch); a record
+staged twice (a retried Spark task) is folded once."""
 
 import itertools
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 
-from spark_jobs.aggregation import merge, staging
+from spark_jobs.aggregation import merge, unstage
+from tests.integration.aggregation.staged import Row, stage_rows
 from tests.integration.databases import create_database, drop_database
 
 pytestmark = pytest.mark.integration
@@ -21,15 +25,15 @@ KAFKA_AT = NOW + timedelta(seconds=1)
 BATCHES = itertools.count()
 
 
-def event_line(offset: int, event_id: uuid.UUID) -> str:
-    """A t_events COPY line of an OrderPlaced event, in staging.EVENTS' column order."""
-    row: dict[str, Any] = {
+def event_row(offset: int, event_id: uuid.UUID) -> Row:
+    """A staged OrderPlaced event (the columns of staging.EVENTS; error NULL)."""
+    return {
         "kafka_partition": 0,
         "kafka_offset": offset,
-        "kafka_timestamp": KAFKA_AT.isoformat(),
+        "kafka_timestamp": KAFKA_AT,
         "event_id": event_id,
         "event_type": "OrderPlaced",
-        "occurred_at": NOW.isoformat(),
+        "occurred_at": NOW,
         "day": NOW.date(),
         "order_id": f"o-{event_id}",
         "customer_id": "c-1",
@@ -37,73 +41,93 @@ def event_line(offset: int, event_id: uuid.UUID) -> str:
         "status": "PLACED",
         "status_rank": 0,
         "total_cents": 100,
-        "items": '[{"sku": "S-1", "quantity": 1, "unit_price_cents": 100}]',
+        "items": Jsonb([{"sku": "S-1", "quantity": 1, "unit_price_cents": 100}]),
     }
-    return "\t".join(str(row[name]) for name in staging.EVENTS.names)
 
 
-def dead_line(offset: int) -> str:
-    return f"t\t0\t{offset}\t\\\\x6b\t\\\\x00\tvalue is not JSON"
+def dead_row(offset: int) -> Row:
+    """A staged dead letter (the columns of staging.DEAD_LETTERS; error set)."""
+    return {
+        "topic": "t",
+        "kafka_partition": 0,
+        "kafka_offset": offset,
+        "key": b"k",
+        "value": b"\x00",
+        "error": "value is not JSON",
+    }
+
+
+@dataclass(frozen=True)
+class Db:
+    """A scratch database: the job's DSN, and a cursor of an autocommit connection with it."""
+
+    dsn: str
+    cur: merge.Cursor
 
 
 @pytest.fixture
-def cur() -> Iterator[merge.Cursor]:
+def db() -> Iterator[Db]:
     database = f"agg_merge_{uuid.uuid4().hex[:10]}"
-    settings = create_database(database)
+    dsn = create_database(database).dsn("spark")
     try:
-        with psycopg.connect(settings.dsn("spark"), autocommit=True) as conn, conn.cursor() as c:
-            yield c
+        with psycopg.connect(dsn, autocommit=True) as conn, conn.cursor() as c:
+            yield Db(dsn, c)
     finally:
         drop_database(database)
 
 
 def apply(
-    cur: merge.Cursor, events: list[str], dead: list[str], batch_id: int | None = None
+    db: Db, rows: list[Row], batch_id: int | None = None, retried: list[Row] | None = None
 ) -> tuple[merge.Merged, int]:
     """Stage and merge one batch (of query "q") in its own transaction; (what it did, hook
-    calls)."""
+    calls). `retried` rows are staged a second time, as a task attempt that committed and was
+    then lost with its executor leaves them, which the executors' counts do not include."""
     calls: list[None] = []
-    payloads = {
-        table.name: "".join(f"{line}\n" for line in lines)
-        for table, lines in ((staging.EVENTS, events), (staging.DEAD_LETTERS, dead))
-        if lines
-    }
+    batch = next(BATCHES) if batch_id is None else batch_id
+    staged = stage_rows(db.dsn, "q", batch, rows)
+    if retried:
+        stage_rows(db.dsn, "q", batch, retried)
+    cur = db.cur
     with cur.connection.transaction():
-        merge.stage(cur, payloads)
+        merge.prepare(cur)
+        unstage.load(cur, "q", batch, staged)
         merged = merge.merge(
             cur,
             "t",
             query_id="q",
-            batch_id=next(BATCHES) if batch_id is None else batch_id,
+            batch_id=batch,
             after_first_upsert=lambda: calls.append(None),
         )
     return merged, len(calls)
 
 
-def test_events_new_is_what_the_batch_recorded_in_applied_events(cur: merge.Cursor) -> None:
+def test_events_new_is_what_the_batch_recorded_in_applied_events(db: Db) -> None:
+    cur = db.cur
     a, b, c = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
-    lines = [event_line(0, a), event_line(1, b), event_line(2, a), event_line(3, c)]
-    merged, _ = apply(cur, lines, [dead_line(4)])
+    rows = [event_row(0, a), event_row(1, b), event_row(2, a), event_row(3, c), dead_row(4)]
+    merged, _ = apply(db, rows)
     assert (merged.records, merged.valid_records, merged.events_new) == (5, 4, 3)
     assert (merged.late_events, merged.dead_letters) == (0, 1)
     cur.execute("SELECT count(*) FROM analytics.applied_events")
     assert cur.fetchone() == (3,)
 
 
-def test_the_mid_write_hook_runs_only_after_an_upsert(cur: merge.Cursor) -> None:
+def test_the_mid_write_hook_runs_only_after_an_upsert(db: Db) -> None:
+    cur = db.cur
     counted = uuid.uuid4()
-    _, first = apply(cur, [event_line(0, counted)], [])
+    _, first = apply(db, [event_row(0, counted)])
     # Only an event counted before and a dead letter: nothing to upsert, no hook.
-    merged, again = apply(cur, [event_line(1, counted)], [dead_line(2)])
+    merged, again = apply(db, [event_row(1, counted), dead_row(2)])
     assert (merged.events_new, merged.dead_letters) == (0, 1)
     assert (first, again) == (1, 0)
     cur.execute("SELECT orders_placed FROM analytics.customer_sales")
     assert cur.fetchall() == [(1,)]
 
 
-def test_each_remembered_event_records_its_journey(cur: merge.Cursor) -> None:
+def test_each_remembered_event_records_its_journey(db: Db) -> None:
+    cur = db.cur
     a, b = uuid.uuid4(), uuid.uuid4()
-    merged, _ = apply(cur, [event_line(7, a), event_line(8, b), event_line(9, a)], [], 41)
+    merged, _ = apply(db, [event_row(7, a), event_row(8, b), event_row(9, a)], 41)
     assert merged.newest_event_at == NOW
     cur.execute(
         "SELECT event_id, order_id, event_type, kafka_partition, kafka_offset, kafka_timestamp,"
@@ -113,3 +137,18 @@ def test_each_remembered_event_records_its_journey(cur: merge.Cursor) -> None:
         (a, f"o-{a}", "OrderPlaced", 0, 7, KAFKA_AT, "q", 41),  # the first copy of a
         (b, f"o-{b}", "OrderPlaced", 0, 8, KAFKA_AT, "q", 41),
     ]
+
+
+def test_a_record_staged_twice_is_folded_once(db: Db) -> None:
+    cur = db.cur
+    a, b = uuid.uuid4(), uuid.uuid4()
+    rows = [event_row(0, a), event_row(1, b), dead_row(2)]
+    merged, _ = apply(db, rows, retried=[event_row(1, b), dead_row(2)])
+    assert (merged.records, merged.valid_records, merged.events_new) == (3, 2, 2)
+    assert merged.dead_letters == 1
+    cur.execute("SELECT orders_placed, placed_cents FROM analytics.customer_sales")
+    assert cur.fetchall() == [(2, 200)]
+    cur.execute("SELECT kafka_offset FROM analytics.dead_letters")
+    assert cur.fetchall() == [(2,)]
+    cur.execute("SELECT count(*) FROM analytics.staged_records")
+    assert cur.fetchone() == (5,)  # released by the sink, not by merge

@@ -1,6 +1,7 @@
 """Maintenance on a scratch database: it removes exactly what is past its window, only once at
 a time, and a dry run removes nothing."""
 
+import itertools
 import json
 import uuid
 from collections.abc import Iterator
@@ -94,6 +95,26 @@ def test_the_ledger_keeps_recent_rows_and_each_querys_newest(
         "SELECT query_id = %s, batch_id FROM analytics.applied_batches ORDER BY 1, 2", (query,)
     ).fetchall()
     assert rows == [(False, 0), (True, 5)]
+
+
+def test_staged_rows_of_queries_that_no_longer_run_go_after_the_window(
+    scratch: Settings, owner: Conn
+) -> None:
+    # Batches a running query stages are folded (and deleted) within seconds; rows older than
+    # the window belong to a query that stopped (a discarded checkpoint, a finished backfill).
+    ages = ("7 hours", "7 hours", "7 hours", "5 hours")
+    for offset, (age, error) in enumerate(itertools.product(ages, (None, "value is not JSON"))):
+        owner.execute(
+            "INSERT INTO analytics.staged_records (query_id, batch_id, kafka_partition,"
+            " kafka_offset, error, staged_at) VALUES ('gone', %s, 0, %s, %s, now() - %s::interval)",
+            (offset // 2, offset, error, age),
+        )
+    assert _run(scratch, dry_run=True)["staged_records"] == 6
+    assert owner.execute("SELECT count(*) FROM analytics.staged_records").fetchone() == (8,)
+    assert _run(scratch)["staged_records"] == 6
+    left = owner.execute("SELECT DISTINCT batch_id FROM analytics.staged_records").fetchall()
+    assert left == [(3,)]
+    owner.execute("DELETE FROM analytics.staged_records")
 
 
 def test_only_one_run_at_a_time(scratch: Settings) -> None:

@@ -113,6 +113,12 @@ def test_no_login_role_holds_a_table_privilege_directly(owner: Conn, fresh: Sett
         ("app", "orders.api_keys", "INSERT", False),
         ("app", "orders.api_keys", "DELETE", False),
         ("analyst", "orders.api_keys", "SELECT", False),
+        ("spark", "analytics.staged_records", "SELECT", True),
+        ("spark", "analytics.staged_records", "INSERT", True),
+        ("spark", "analytics.staged_records", "DELETE", True),
+        ("spark", "analytics.staged_records", "UPDATE", False),
+        ("spark", "analytics.staged_records", "TRUNCATE", False),
+        ("analyst", "analytics.staged_records", "SELECT", False),
     ],
 )
 def test_each_login_role_gets_least_privilege_through_its_group(

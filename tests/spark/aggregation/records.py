@@ -1,18 +1,19 @@
-"""Raw Kafka records for the job's production path (sink.batch_payloads), and what it stages
-read back from the COPY text: table -> rows (column -> field, unescaped)."""
+"""Raw Kafka records for the job's production path (render.staged_rows), and what it stages,
+split by table: t_events / t_dead -> rows (column -> value as text; bytea as \\x hex), each row's
+staging-area key checked, and the other table's columns checked empty."""
 
-import re
 from datetime import UTC, datetime
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 from pyspark.sql import types as T  # noqa: N812 (PySpark idiom)
 
 from spark_jobs.aggregation import staging
-from spark_jobs.aggregation.sink import batch_payloads
+from spark_jobs.aggregation.render import staged_rows
 from tests.oracle.events import MAX, Record, event, record
 
-__all__ = ["KAFKA_TS", "MAX", "errors", "event", "record", "staged"]
+__all__ = ["KAFKA_TS", "MAX", "QUERY_ID", "errors", "event", "raw_batch", "record", "staged"]
 
 RAW = T.StructType(
     [
@@ -35,27 +36,39 @@ RAW = T.StructType(
 # Every test record's Kafka timestamp (what the staged kafka_timestamp reads back as: KAFKA_TS).
 KAFKA_TIMESTAMP = datetime(2026, 11, 23, 0, 0, 1, 250000, tzinfo=UTC)
 KAFKA_TS = "2026-11-23 00:00:01.25"
-UNESCAPE = {"\\\\": "\\", "\\t": "\t", "\\n": "\n", "\\r": "\r"}
+# The staging area's key every test batch is rendered for.
+QUERY_ID, BATCH_ID = "3f0c6f0e-unit", 7
 
 
-def _field(text: str) -> str | None:
-    if text == "\\N":
-        return None
-    return re.sub(r"\\[\\tnr]", lambda m: UNESCAPE[m.group(0)], text)
+def raw_batch(spark: SparkSession, records: list[Record], partitions: int = 1) -> DataFrame:
+    """Raw Kafka rows of `records` (offsets 0, 1, ..., all at KAFKA_TIMESTAMP)."""
+    numbered = [(*r[:4], i, KAFKA_TIMESTAMP, r[5]) for i, r in enumerate(records)]
+    return spark.createDataFrame(numbered, RAW).repartition(partitions)
+
+
+def _text(name: str, binary: bool) -> Column:
+    column = F.col(name)
+    text = F.concat(F.lit("\\x"), F.lower(F.hex(column))) if binary else column.cast("string")
+    return text.alias(name)
 
 
 def staged(spark: SparkSession, records: list[Record]) -> dict[str, list[dict[str, Any]]]:
-    """What batch_payloads stages for `records` (offsets 0, 1, ..., all at KAFKA_TIMESTAMP):
-    table -> rows. Every line must have exactly its table's columns."""
-    numbered = [(*r[:4], i, KAFKA_TIMESTAMP, r[5]) for i, r in enumerate(records)]
-    raw: DataFrame = spark.createDataFrame(numbered, RAW)
-    tables = {t.name: t for t in (staging.EVENTS, staging.DEAD_LETTERS)}
-    out: dict[str, list[dict[str, Any]]] = {name: [] for name in tables}
-    for name, text in batch_payloads(raw, MAX).items():
-        for line in text.removesuffix("\n").split("\n"):
-            fields = line.split("\t")
-            assert len(fields) == len(tables[name].names), line
-            out[name].append(dict(zip(tables[name].names, map(_field, fields), strict=True)))
+    """What staged_rows stages for `records`: table -> rows. Every row carries the staging
+    area's key, and nothing of the other table."""
+    rows = staged_rows(raw_batch(spark, records), MAX, QUERY_ID, BATCH_ID)
+    binary = {f.name for f in rows.schema.fields if f.dataType == T.BinaryType()}
+    texts = rows.select(*staging.KEY, *[_text(c, c in binary) for c in staging.COLUMNS])
+    out: dict[str, list[dict[str, Any]]] = {"t_events": [], "t_dead": []}
+    for row in texts.collect():
+        assert (row["query_id"], row["batch_id"]) == (QUERY_ID, BATCH_ID), row
+        table, other = (
+            (staging.EVENTS, staging.DEAD_LETTERS)
+            if row["error"] is None
+            else (staging.DEAD_LETTERS, staging.EVENTS)
+        )
+        empty = set(other.names) - set(table.names)
+        assert all(row[c] is None for c in empty), row
+        out[table.name].append({c: row[c] for c in table.names})
     return out
 
 

@@ -1,5 +1,5 @@
 """Records that are not a valid v1 event are staged as dead letters with the first check they
-fail, through the production path (sink.batch_payloads)."""
+fail, through the production path (render.staged_rows)."""
 
 from typing import Any
 

@@ -1,6 +1,6 @@
-"""Valid events as the production path (sink.batch_payloads) stages them in t_events: every
-column of staging.EVENTS in its place, and no field written without escaping (verbatim) that
-could hold a tab, newline, CR or backslash."""
+"""Valid events as the production path (render.staged_rows) stages them for t_events: every
+column of staging.EVENTS in its place, text kept as it came, and the fields validated by pattern
+anchored at both ends (a control character before or after makes a dead letter)."""
 
 from typing import Any
 
@@ -9,7 +9,7 @@ from pyspark.sql import SparkSession
 
 from tests.spark.aggregation.records import KAFKA_TS, errors, event, record, staged
 
-COPY_SPECIAL = "\t\n\r\\"
+CONTROL = "\t\n\r\\"
 
 
 def test_a_valid_event_is_staged_with_every_column_in_place(spark: SparkSession) -> None:
@@ -57,18 +57,18 @@ def test_event_rows_carry_the_counted_items(spark: SparkSession) -> None:
     assert items["OrderPlaced"] == items["OrderCancelled"] == placed["order"]["items"]
 
 
-def test_event_rows_escape_an_order_id_with_control_characters(spark: SparkSession) -> None:
-    # order.id is only checked against the key, so it is the one field that may need escaping.
+def test_an_order_id_with_control_characters_is_staged_as_it_came(spark: SparkSession) -> None:
+    # order.id is only checked against the key: it may hold anything.
     e = event(order={"id": "o\t1\\x"})
-    (row,) = staged(spark, [record(e)])["t_events"]  # staged() checks the field count too
+    (row,) = staged(spark, [record(e)])["t_events"]
     assert row["order_id"] == "o\t1\\x"
 
 
 def _hostile_events() -> list[dict[str, Any]]:
-    """An event per verbatim text field, COPY special character and end of the value: the
+    """An event per pattern-validated text field, control character and end of the value: the
     character prepended or appended (a trailing newline also proves the `\\z` anchoring)."""
     hostile = []
-    for c in COPY_SPECIAL:
+    for c in CONTROL:
         for before, after in ((c, ""), ("", c)):
             for name in ("event_id", "event_type", "occurred_at"):
                 e = event()
@@ -84,7 +84,7 @@ def _hostile_events() -> list[dict[str, Any]]:
     return hostile
 
 
-def test_a_verbatim_field_with_a_copy_special_character_is_never_staged(
+def test_a_validated_field_with_a_control_character_is_a_dead_letter(
     spark: SparkSession,
 ) -> None:
     hostile = _hostile_events()

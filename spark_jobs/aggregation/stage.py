@@ -1,0 +1,89 @@
+"""The executors write a micro-batch into the staging area in parallel (render.staged_rows ->
+analytics.staged_records) with Spark's JDBC writer: each Spark task opens its own connection and
+writes its partition in one transaction. No Python runs on the executors, and the driver
+receives only two counts, observed in the same Spark job, that the fold checks the staging area
+against (unstage.py).
+
+A retried (or speculative) task attempt may leave its partition's rows twice, when an attempt
+committed and was then lost with its executor: the fold reads each Kafka position once. The
+driver first deletes what an earlier attempt of the batch staged.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from pyspark.sql import DataFrame, Observation
+from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
+
+from onceflow.settings import AggregationSettings
+from spark_jobs.aggregation import staging
+
+Conn = psycopg.Connection[tuple[Any, ...]]
+APP_NAME = "onceflow-aggregation-stage"
+# Rows per JDBC batch (the driver rewrites each into multi-row INSERTs).
+BATCH_ROWS = 5000
+
+
+def session_options(settings: AggregationSettings) -> str:
+    """The session settings of every connection of the job (the driver's and the executors')."""
+    return (
+        f"-c statement_timeout={settings.agg_pg_statement_timeout_ms}"
+        f" -c temp_buffers={settings.agg_pg_temp_buffers}"
+        f" -c work_mem={settings.agg_pg_work_mem} -c TimeZone=UTC"
+    )
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where and as whom the executors write: the JDBC URL, the job's role, its session."""
+
+    url: str
+    user: str
+    password: str = field(repr=False)
+    options: str = ""
+
+    def properties(self) -> dict[str, str]:
+        """The JDBC connection properties (Spark hands them to every task)."""
+        return {
+            "driver": "org.postgresql.Driver",
+            "user": self.user,
+            "password": self.password,
+            "options": self.options,
+            "ApplicationName": APP_NAME,
+            "batchsize": str(BATCH_ROWS),
+            "isolationLevel": "READ_COMMITTED",
+        }
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the executors staged: records, of which dead letters."""
+
+    records: int
+    dead_letters: int
+
+    @property
+    def events(self) -> int:
+        """The valid records."""
+        return self.records - self.dead_letters
+
+
+def discard(conn: Conn, query_id: str, batch_id: int) -> None:
+    """Delete what an earlier attempt of this batch staged."""
+    conn.execute(
+        f"DELETE FROM {staging.AREA} WHERE query_id = %s AND batch_id = %s", (query_id, batch_id)
+    )
+
+
+def stage(rows: DataFrame, target: Target) -> Counts:
+    """Write render.staged_rows from the executors, in one Spark job; what was written."""
+    observed = Observation()
+    counted = rows.observe(
+        observed,
+        F.count(F.lit(1)).alias("records"),
+        F.count("error").alias("dead_letters"),
+    )
+    counted.write.jdbc(target.url, staging.AREA, mode="append", properties=target.properties())
+    got = observed.get
+    return Counts(records=int(got["records"]), dead_letters=int(got["dead_letters"]))
