@@ -3,7 +3,7 @@
 # (separate classpaths):
 #   .stack/lib/kafka          KRaft broker          (stack/jvm/kafka/pom.xml)
 #   .stack/lib/connect        Kafka Connect worker  (stack/jvm/connect/pom.xml)
-#   .stack/lib/spark-kafka    Spark's Kafka source  (stack/jvm/spark-kafka/pom.xml)
+#   .stack/lib/spark-kafka    Spark's Kafka source + PostgreSQL JDBC driver (stack/jvm/spark-kafka/pom.xml)
 #   .stack/plugins/debezium-connector-postgres      (stack/jvm/debezium/pom.xml)
 #   .stack/lib/jmx            Prometheus JMX exporter agent (stack/jvm/jmx/pom.xml)
 # A folder whose marker matches its POM is skipped, so re-running is cheap; editing a POM (e.g. a
