@@ -26,7 +26,8 @@ BATCH_ROWS = 5000
 
 
 def session_options(settings: AggregationSettings) -> str:
-    """The session settings of every connection of the job (the driver's and the executors')."""
+    """The session settings of the job's connections (the driver's and the executors'; pgjdbc
+    sets the session TimeZone to the JVM's, which changes nothing stored: timestamptz)."""
     return (
         f"-c statement_timeout={settings.agg_pg_statement_timeout_ms}"
         f" -c temp_buffers={settings.agg_pg_temp_buffers}"
@@ -78,6 +79,7 @@ def discard(conn: Conn, query_id: str, batch_id: int) -> None:
 
 def stage(rows: DataFrame, target: Target) -> Counts:
     """Write render.staged_rows from the executors, in one Spark job; what was written."""
+    # Counted where the rows are written: nothing may shuffle between observe and the write.
     observed = Observation()
     counted = rows.observe(
         observed,
