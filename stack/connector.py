@@ -35,16 +35,24 @@ def register(settings: Settings) -> None:
 def settled(settings: Settings) -> bool:
     """running(), after restarting any task that failed while the group settled."""
     url = f"{settings.connect_url}/connectors/{settings.connector_name}"
-    for task in httpx.get(f"{url}/status", timeout=5).json().get("tasks", []):
+    status = _status(url)
+    for task in status.get("tasks", []):
         if task["state"] == "FAILED" and any(m in task.get("trace", "") for m in SETTLING):
             httpx.post(f"{url}/tasks/{task['id']}/restart", timeout=30).raise_for_status()
-    return running(settings)
+    return _all_running(status)
 
 
 def running(settings: Settings) -> bool:
     """True when the connector and every one of its tasks are RUNNING."""
-    url = f"{settings.connect_url}/connectors/{settings.connector_name}"
-    status = httpx.get(f"{url}/status", timeout=5).json()
+    return _all_running(_status(f"{settings.connect_url}/connectors/{settings.connector_name}"))
+
+
+def _status(url: str) -> dict[str, Any]:
+    status: dict[str, Any] = httpx.get(f"{url}/status", timeout=5).json()
+    return status
+
+
+def _all_running(status: dict[str, Any]) -> bool:
     tasks = status.get("tasks", [])
     return bool(
         status["connector"]["state"] == "RUNNING"

@@ -33,7 +33,7 @@ from psycopg_pool import ConnectionPool
 from pyspark.sql import DataFrame
 
 from onceflow.settings import AggregationSettings, Settings
-from spark_jobs.aggregation import merge, render, stage, unstage
+from spark_jobs.aggregation import merge, render, stage, staging, unstage
 from spark_jobs.aggregation.statements import sql
 
 log = logging.getLogger("onceflow.aggregation.sink")
@@ -147,7 +147,7 @@ class PostgresSink:
         fault(self.settings, "crash_after_commit", self.applied)
         return result
 
-    def stage_batch(self, df: DataFrame, batch_id: int) -> stage.Counts:
+    def stage_batch(self, df: DataFrame, batch_id: int) -> staging.Counts:
         """Stage the batch from the executors (replacing an earlier attempt's rows)."""
         query_id = self.query_id()
         with self.pool.connection() as conn, conn.transaction():
@@ -155,7 +155,7 @@ class PostgresSink:
         rows = render.staged_rows(df, self.settings.agg_max_event_bytes, query_id, batch_id)
         return stage.stage(rows, self.target)
 
-    def fold(self, batch_id: int, staged: stage.Counts, spark_seconds: float) -> BatchResult:
+    def fold(self, batch_id: int, staged: staging.Counts, spark_seconds: float) -> BatchResult:
         """Fold the staged batch into analytics.* and the ledger, in one transaction."""
         query_id = self.query_id()
         started = time.monotonic()

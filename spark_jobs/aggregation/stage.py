@@ -18,6 +18,7 @@ from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
 from onceflow.settings import AggregationSettings
 from spark_jobs.aggregation import staging
+from spark_jobs.aggregation.staging import Counts
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 APP_NAME = "onceflow-aggregation-stage"
@@ -55,19 +56,6 @@ class Target:
             "batchsize": str(BATCH_ROWS),
             "isolationLevel": "READ_COMMITTED",
         }
-
-
-@dataclass(frozen=True)
-class Counts:
-    """What the executors staged: records, of which dead letters."""
-
-    records: int
-    dead_letters: int
-
-    @property
-    def events(self) -> int:
-        """The valid records."""
-        return self.records - self.dead_letters
 
 
 def discard(conn: Conn, query_id: str, batch_id: int) -> None:

@@ -95,3 +95,16 @@ DEAD_LETTERS = StagedTable(
 )
 # The staging area's columns after KEY: every temp table's, once, in this order.
 COLUMNS = tuple(dict.fromkeys((*EVENTS.names, *DEAD_LETTERS.names)))
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the executors staged: records, of which dead letters."""
+
+    records: int
+    dead_letters: int
+
+    @property
+    def events(self) -> int:
+        """The valid records."""
+        return self.records - self.dead_letters

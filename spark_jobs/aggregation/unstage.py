@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 
 from spark_jobs.aggregation import staging
-from spark_jobs.aggregation.stage import Counts
+from spark_jobs.aggregation.staging import Counts
 
 Cursor = psycopg.Cursor[Any]
 RELEASE = f"DELETE FROM {staging.AREA} WHERE query_id = %s AND batch_id <= %s"

@@ -1,6 +1,6 @@
 """A batch staged the way the executors stage it, without Spark: rows of analytics.staged_records
 (column -> value; a column a row leaves out is NULL) inserted under the job's role, and the
-counts the executors report for them (stage.Counts)."""
+counts the executors report for them (staging.Counts)."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -8,7 +8,7 @@ from typing import Any
 import psycopg
 
 from spark_jobs.aggregation import staging
-from spark_jobs.aggregation.stage import Counts
+from spark_jobs.aggregation.staging import Counts
 
 Row = Mapping[str, Any]
 

@@ -19,7 +19,7 @@ from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
 from onceflow.settings import AggregationSettings, Settings
 from spark_jobs.aggregation.sink import PostgresSink
-from spark_jobs.aggregation.stage import Counts
+from spark_jobs.aggregation.staging import Counts
 from spark_jobs.aggregation.unstage import IncompleteBatchError
 from tests.integration.aggregation.history import Event, Record, make_history
 from tests.integration.aggregation.tables import assert_exact, db_tables
