@@ -55,7 +55,7 @@ def _status(url: str) -> dict[str, Any]:
 def _all_running(status: dict[str, Any]) -> bool:
     tasks = status.get("tasks", [])
     return bool(
-        status["connector"]["state"] == "RUNNING"
+        status.get("connector", {}).get("state") == "RUNNING"
         and tasks
         and all(task["state"] == "RUNNING" for task in tasks)
     )

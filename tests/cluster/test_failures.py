@@ -137,7 +137,7 @@ def test_cluster_failures_lose_and_duplicate_nothing(
     writer: Writer,
 ) -> None:
     analytics.barrier(api, analyst)
-    before = exactly_once.baseline(analyst)
+    before = exactly_once.baseline(settings)
     writer.start()
     writer.wait_more()
 
@@ -148,4 +148,4 @@ def test_cluster_failures_lose_and_duplicate_nothing(
     writer.wait_more()
 
     expected = writer.finish()
-    exactly_once.assert_exactly_once(settings, analyst, expected, before, timeout=300)
+    exactly_once.assert_exactly_once(settings, expected, before, timeout=300)

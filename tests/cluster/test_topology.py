@@ -111,7 +111,7 @@ def test_an_order_is_counted_and_notified_exactly_once(
     api: httpx.Client, analyst: analytics.Conn, settings: Settings
 ) -> None:
     analytics.barrier(api, analyst)
-    before = exactly_once.baseline(analyst)
+    before = exactly_once.baseline(settings)
     expected = Expected()
     post_history(api, uuid.uuid4().hex[:8], expected, orders=8)
-    exactly_once.assert_exactly_once(settings, analyst, expected, before)
+    exactly_once.assert_exactly_once(settings, expected, before)

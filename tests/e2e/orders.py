@@ -35,25 +35,36 @@ def day_of(timestamp: str) -> str:
     return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).date().isoformat()
 
 
+def daily_gain(
+    event_type: str, day: str, currency: str, total: int
+) -> Counter[tuple[str, str, str]]:
+    """What one counted event adds to analytics.daily_sales."""
+    name = event_type.removeprefix("Order").lower()
+    gain = Counter({(day, currency, f"orders_{name}"): 1})
+    if event_type != "OrderShipped":
+        gain[(day, currency, f"{name}_cents")] += total
+    return gain
+
+
 @dataclass
 class Expected:
-    """What the analytics tables must gain from the events a test caused."""
+    """The changes a test made through the API, and what the analytics tables keyed by its own
+    customers and skus must gain from them."""
 
-    daily: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     customers: dict[str, Counter[str]] = field(default_factory=dict)
     products: dict[str, Counter[str]] = field(default_factory=dict)
     events: list[tuple[str, str]] = field(default_factory=list)
+    orders: list[dict[str, Any]] = field(default_factory=list)  # the order after each change
     status: dict[str, str] = field(default_factory=dict)
 
     def record(self, event_type: str, order: dict[str, Any]) -> None:
-        day, currency, total = day_of(order["updated_at"]), order["currency"], order["total_cents"]
+        total = order["total_cents"]
         self.events.append((order["id"], event_type))
+        self.orders.append(order)
         self.status[order["id"]] = order["status"]
         customer = self.customers.setdefault(order["customer_id"], Counter())
         name = event_type.removeprefix("Order").lower()
-        self.daily[(day, currency, f"orders_{name}")] += 1
         if event_type != "OrderShipped":
-            self.daily[(day, currency, f"{name}_cents")] += total
             customer[f"{name}_cents"] += total
         if event_type == "OrderPlaced":
             customer["orders_placed"] += 1

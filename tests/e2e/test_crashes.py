@@ -28,7 +28,7 @@ def test_killed_connect_broker_and_job_lose_and_duplicate_nothing(
     api: httpx.Client, analyst: analytics.Conn, settings: Settings, writer: Writer
 ) -> None:
     analytics.barrier(api, analyst)
-    before = exactly_once.baseline(analyst)
+    before = exactly_once.baseline(settings)
     writer.start()  # after the barrier: the baseline holds none of its orders
     writer.wait_more()
 
@@ -51,4 +51,4 @@ def test_killed_connect_broker_and_job_lose_and_duplicate_nothing(
     writer.wait_more()
 
     expected = writer.finish()
-    exactly_once.assert_exactly_once(settings, analyst, expected, before, timeout=240)
+    exactly_once.assert_exactly_once(settings, expected, before, timeout=240)

@@ -14,10 +14,10 @@ def test_every_change_reaches_kafka_once_and_analytics_exactly(
     api: httpx.Client, analyst: analytics.Conn, settings: Settings
 ) -> None:
     analytics.barrier(api, analyst)
-    before = exactly_once.baseline(analyst)
+    before = exactly_once.baseline(settings)
     expected = Expected()
     post_history(api, uuid.uuid4().hex[:8], expected, orders=16)
-    exactly_once.assert_exactly_once(settings, analyst, expected, before)
+    exactly_once.assert_exactly_once(settings, expected, before)
 
 
 def test_traceparent_follows_the_order_onto_kafka(api: httpx.Client, settings: Settings) -> None:

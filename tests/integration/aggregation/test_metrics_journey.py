@@ -42,6 +42,13 @@ def value(
     return samples[(P + name, tuple(sorted(labels.items())))]
 
 
+def exported(
+    samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str, **labels: str
+) -> float | None:
+    """The sample, or None while the job has not exported it yet."""
+    return samples.get((P + name, tuple(sorted(labels.items()))))
+
+
 def test_metrics_match_the_ledger_and_journeys_say_where_each_event_went(
     pipeline: Pipeline,
 ) -> None:
@@ -60,8 +67,8 @@ def test_metrics_match_the_ledger_and_journeys_say_where_each_event_went(
                 " sum(dead_letters), sum(late_events) FROM analytics.applied_batches"
             )[0]
             samples = scrape(pipeline.metrics_port)
-            return value(samples, "records_total") == ledger[1] and all(
-                value(samples, "offsets_behind", topic=pipeline.topic, partition=str(p)) == 0
+            return exported(samples, "records_total") == ledger[1] and all(
+                exported(samples, "offsets_behind", topic=pipeline.topic, partition=str(p)) == 0
                 for p in range(3)
             )
 
