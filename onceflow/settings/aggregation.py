@@ -13,7 +13,14 @@ from onceflow import contract, paths
 from onceflow.settings.topology import SINGLE_DATA, TopologySettings
 from onceflow.topology import SINGLE
 
-Fault = Literal["", "crash_after_commit", "crash_mid_write", "crash_before_write"]
+Fault = Literal[
+    "",
+    "crash_after_commit",
+    "crash_mid_write",
+    "crash_before_write",
+    "lose_one_event",
+    "duplicate_one_event",
+]
 
 
 class AggregationSettings(TopologySettings):
@@ -72,6 +79,8 @@ class AggregationSettings(TopologySettings):
     # crash_after_commit: after the Postgres commit, before Spark commits the batch.
     # crash_mid_write: inside the Postgres transaction, after some upserts, before commit.
     # crash_before_write: after the executors staged the batch, before the fold transaction.
+    # lose_one_event / duplicate_one_event: the first batch with new events counts one of them
+    # not at all / twice (the oracles must notice: tests/integration/test_mutations.py).
     fault: Fault = ""
     # The fault fires on the n-th batch with records that this process applies (1 = first).
     fault_after_batches: int = 1

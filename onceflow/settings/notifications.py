@@ -47,6 +47,9 @@ class NotificationSettings(TopologySettings):
     # this signal (SIGKILL: a crash; SIGSTOP: a stall, so it returns as a zombie).
     notify_fault_signal: Literal["", "SIGKILL", "SIGSTOP"] = ""
     notify_fault_at_transaction: int = 0
+    # TESTS ONLY: the first transaction with notifications leaves one out / sends one twice
+    # (the oracles must notice: tests/integration/test_mutations.py).
+    notify_fault_output: Literal["", "lose_one", "duplicate_one"] = ""
 
     @model_validator(mode="after")
     def _follow_topology(self) -> Self:

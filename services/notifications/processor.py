@@ -64,6 +64,7 @@ class Processor:
         self._owned: set[int] = set()
         self._changelog_ends: dict[int, int] = {}
         self._transactions = 0
+        self._output_mutated = False
 
     def run(self, stop: threading.Event) -> None:
         """Process batches until `stop` is set; raise on a fatal error (the caller exits)."""
@@ -152,7 +153,7 @@ class Processor:
 
     def _produce(self, batch: Batch) -> None:
         notify = self._notify
-        for n in batch.notifications:
+        for n in self._mutated(batch.notifications):
             self._producer.produce(notify.notify_topic, n.value, n.key, headers=n.headers)
         for d in batch.dead_letters:
             self._producer.produce(notify.notify_dlq_topic, d.value, d.key, headers=d.headers)
@@ -164,6 +165,16 @@ class Processor:
                 partition=partition,
                 on_delivery=self._delivered,
             )
+
+    def _mutated(self, notifications: list[T]) -> list[T]:
+        """TEST ONLY: the notifications as sent, one lost or doubled when the fault asks."""
+        fault = self._notify.notify_fault_output
+        if not fault or self._output_mutated or not notifications:
+            return notifications
+        self._output_mutated = True
+        log.warning("fault injection: %s (test only)", fault)
+        first, *rest = notifications
+        return rest if fault == "lose_one" else [first, first, *rest]
 
     def _delivered(self, error: KafkaError | None, message: Message) -> None:
         partition, offset = message.partition(), message.offset()

@@ -78,10 +78,12 @@ def merge(
     query_id: str,
     batch_id: int,
     after_first_upsert: Callable[[], None] | None = None,
+    before_upserts: Callable[[Cursor], None] | None = None,
 ) -> Merged:
     """Fold the staged batch `batch_id` of query `query_id` (reading `topic`) into analytics.*
     (the caller owns the transaction); `after_first_upsert` runs once the first table has
-    changed (a test's crash point)."""
+    changed (a test's crash point), `before_upserts` with the batch's new events in t_new (a
+    test's mutation point)."""
     cur.execute(sql("offsets"))
     offsets = {
         str(p): {"first": int(first), "last": int(last), "records": int(n)}
@@ -92,6 +94,8 @@ def merge(
     events_new, late = _new_events(cur, topic, query_id, batch_id)
     if events_new > 5_000:
         cur.execute(f"ANALYZE {NEW.name}")
+    if events_new and before_upserts is not None:
+        before_upserts(cur)
     if events_new:
         for i, table in enumerate(UPSERTS):
             cur.execute(sql(f"upsert_{table}"))

@@ -76,6 +76,15 @@ def fault(settings: AggregationSettings, point: str, applied: int) -> None:
         os._exit(137)
 
 
+# TEST ONLY: what each mutation does to the batch's new events (AggregationSettings.fault).
+MUTATIONS = {
+    "lose_one_event": (
+        f"DELETE FROM {merge.NEW.name} WHERE ctid = (SELECT min(ctid) FROM {merge.NEW.name})"
+    ),
+    "duplicate_one_event": f"INSERT INTO {merge.NEW.name} SELECT * FROM {merge.NEW.name} LIMIT 1",
+}
+
+
 class PostgresSink:
     """Callable for DataStreamWriter.foreachBatch; owns a bounded Postgres connection pool."""
 
@@ -91,6 +100,7 @@ class PostgresSink:
         self.checkpoint = checkpoint
         self.on_batch = on_batch
         self.applied = 0
+        self._mutated = False
         user, password = connections.credentials("spark")
         options = stage.session_options(settings)
         self.target = stage.Target(connections.jdbc_url(), user, password, options)
@@ -155,6 +165,13 @@ class PostgresSink:
         rows = render.staged_rows(df, self.settings.agg_max_event_bytes, query_id, batch_id)
         return stage.stage(rows, self.target)
 
+    def _mutate(self, cur: merge.Cursor) -> None:
+        """TEST ONLY: lose or duplicate one event of the first batch with new events."""
+        if not self._mutated:
+            self._mutated = True
+            log.warning("fault injection: %s (test only)", self.settings.fault)
+            cur.execute(MUTATIONS[self.settings.fault])
+
     def fold(self, batch_id: int, staged: staging.Counts, spark_seconds: float) -> BatchResult:
         """Fold the staged batch into analytics.* and the ledger, in one transaction."""
         query_id = self.query_id()
@@ -173,6 +190,7 @@ class PostgresSink:
                 query_id=query_id,
                 batch_id=batch_id,
                 after_first_upsert=lambda: fault(self.settings, "crash_mid_write", self.applied),
+                before_upserts=self._mutate if self.settings.fault in MUTATIONS else None,
             )
             unstage.release(cur, query_id, batch_id)
             result = BatchResult(

@@ -136,6 +136,34 @@ def assert_exactly_once(
     settings: Settings, expected: Expected, before: Baseline, *, timeout: float = 180
 ) -> None:
     """Wait until every comparison holds, or fail after `timeout` with all that differs."""
+    records = assert_counted_once(settings, expected, before, timeout=timeout)
+    events = [
+        Event(
+            r.key.decode(),
+            {n: (v or b"").decode() for n, v in r.headers},
+            json.loads(r.value or b"{}"),
+            r.partition,
+            r.offset,
+        )
+        for r in records.values()
+        if r.key is not None and r.key.decode() in expected.status
+    ]
+    _assert_on_topic_once(expected, events)
+    assert_notified_once(
+        settings.kafka_bootstrap,
+        get_notification_settings().notify_topic,
+        events,
+        list(expected.customers),
+        timeout,
+    )
+
+
+def assert_counted_once(
+    settings: Settings, expected: Expected, before: Baseline, *, timeout: float
+) -> dict[ledger.Position, Record]:
+    """Wait until the analytics tables and bookkeeping hold exactly the expected changes, or
+    fail after `timeout` with all that differs; then read the topic to its end (the pipeline is
+    quiet for the test's orders, so its tail holds any duplicate). Returns the topic's records."""
     deadline = time.monotonic() + timeout
     reader = TopicReader(settings.kafka_bootstrap, [settings.topic])
     records: dict[ledger.Position, Record] = {}
@@ -149,24 +177,11 @@ def assert_exactly_once(
                     break
                 time.sleep(1)
         assert not problems, "the analytics tables never matched:\n" + "\n".join(problems)
-        # The pipeline is quiet for the test's orders: the topic's tail now holds any duplicate.
         for r in reader.read_to(reader.high_watermarks(), deadline + 60):
             records[(r.partition, r.offset)] = r
     finally:
         reader.close()
-    events = [
-        Event(
-            r.key.decode(),
-            {n: (v or b"").decode() for n, v in r.headers},
-            json.loads(r.value or b"{}"),
-            r.partition,
-            r.offset,
-        )
-        for r in records.values()
-        if r.key is not None and r.key.decode() in expected.status
-    ]
-    _assert_on_topic_once(expected, events)
-    _assert_notified_once(settings, events, list(expected.customers), timeout)
+    return records
 
 
 def _assert_on_topic_once(expected: Expected, events: list[Event]) -> None:
@@ -185,13 +200,14 @@ def _assert_on_topic_once(expected: Expected, events: list[Event]) -> None:
         assert len({e.partition for e in events if e.key == order_id}) == 1
 
 
-def _assert_notified_once(
-    settings: Settings, events: list[Event], customers: list[str], timeout: float
+def assert_notified_once(
+    bootstrap: str, topic: str, events: list[Event], customers: list[str], timeout: float
 ) -> None:
-    """Each event has exactly one notification (contract 4b), each order's in event order."""
+    """Each event has exactly one notification on `topic` (contract 4b), each order's in event
+    order."""
     notifications = read_events(
-        settings.kafka_bootstrap,
-        get_notification_settings().notify_topic,
+        bootstrap,
+        topic,
         keys=customers,
         expected=len(events),
         timeout=timeout,

@@ -15,15 +15,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from onceflow.paths import ROOT
 from onceflow.settings import NotificationSettings, RetentionSettings, Settings, get_settings
 from stack import topics
 from stack.waiting import port_open, wait_for
+from tests.e2e.kafka_reader import Record as Committed
+from tests.e2e.kafka_reader import read_until
 from tests.oracle.events import Record, event, record
 
 
@@ -221,38 +223,30 @@ def committed_reader(scratch: Scratch, topic_names: list[str]) -> Consumer:
 
 
 def read_output(scratch: Scratch, *, notifications: int, dead: int, timeout: float) -> Output:
-    """Read both output topics (read_committed) until at least the counts arrived and a quiet
-    spell passed (so extra records, which would be duplicates, are seen too), or time out."""
+    """Both output topics (read_committed), read to their end once at least the counts
+    arrived: any extra record, which would be a duplicate, is read too."""
     notify = scratch.notify
-    consumer = committed_reader(scratch, [notify.notify_topic, notify.notify_dlq_topic])
+
+    def enough(records: list[Committed]) -> bool:
+        sent = sum(r.topic == notify.notify_topic for r in records)
+        return sent >= notifications and len(records) - sent >= dead
+
+    records = read_until(
+        scratch.settings.kafka_bootstrap,
+        [notify.notify_topic, notify.notify_dlq_topic],
+        enough=enough,
+        timeout=timeout,
+    )
     out = Output([], [])
-    deadline, quiet_since = time.monotonic() + timeout, time.monotonic()
-    try:
-        while time.monotonic() < deadline:
-            message = consumer.poll(0.5)
-            enough = len(out.notifications) >= notifications and len(out.dead_letters) >= dead
-            if message is None:
-                if enough and time.monotonic() - quiet_since > 3:
-                    break
-                continue
-            error = message.error()
-            if error is not None and error.code() != KafkaError._PARTITION_EOF:
-                raise RuntimeError(error.str())
-            if error is not None:
-                continue
-            quiet_since = time.monotonic()
-            pairs = cast(list[tuple[str, bytes | None]], message.headers() or [])
-            headers = {k: (v or b"").decode() for k, v in pairs}
-            if message.topic() == notify.notify_topic:
-                value = message.value()
-                assert value is not None
-                out.notifications.append(
-                    {**json.loads(value), "_headers": headers, "_partition": message.partition()}
-                )
-            else:
-                out.dead_letters.append((message.value(), headers))
-    finally:
-        consumer.close()
+    for r in records:
+        headers = {k: (v or b"").decode() for k, v in r.headers}
+        if r.topic == notify.notify_topic:
+            assert r.value is not None
+            out.notifications.append(
+                {**json.loads(r.value), "_headers": headers, "_partition": r.partition}
+            )
+        else:
+            out.dead_letters.append((r.value, headers))
     return out
 
 
