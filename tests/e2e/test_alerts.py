@@ -147,6 +147,7 @@ class Orders(threading.Thread):
     def __init__(self, api: httpx.Client) -> None:
         super().__init__(daemon=True)
         self.api, self.stopping, self.placed = api, threading.Event(), 0
+        self.failure: AssertionError | None = None
 
     def run(self) -> None:
         customer = f"alerts-{uuid.uuid4().hex[:8]}"
@@ -155,12 +156,24 @@ class Orders(threading.Thread):
             try:
                 place(self.api, customer, "EUR", [item])
                 self.placed += 1
-            except (AssertionError, httpx.HTTPError):
-                self.stopping.wait(1)  # the API restarting: orders resume after it
+            except httpx.TransportError:
+                self.stopping.wait(1)  # the API unreachable for a moment: orders resume
+            except AssertionError as refused:  # the API answered, but not 201
+                self.failure = refused
+                return
+
+    def count(self) -> int:
+        """Orders placed so far; an order the API refused fails the test at once."""
+        if self.failure is not None:
+            raise self.failure
+        return self.placed
 
     def stop(self) -> None:
+        """Stop placing orders; an order the API refused fails the test, with its answer."""
         self.stopping.set()
         self.join(30)
+        if self.failure is not None:
+            raise self.failure
 
 
 def test_a_stopped_job_while_orders_flow_fires_and_restarting_clears_it(
@@ -169,7 +182,7 @@ def test_a_stopped_job_while_orders_flow_fires_and_restarting_clears_it(
     orders = Orders(api)
     orders.start()
     try:
-        wait_for(lambda: orders.placed >= 10, what="orders flowing", timeout=60)
+        wait_for(lambda: orders.count() >= 10, what="orders flowing", timeout=60)
         _wait_alert(prometheus, "AggregationBehindTopic", firing=False, timeout=120)
         supervisor.proxy().supervisor.stopProcess("aggregation", True)
         try:
