@@ -22,10 +22,22 @@ def lost_executors(driver_ui: str) -> int:
     return sum(1 for e in executors if e["id"] != "driver" and not e["isActive"])
 
 
-def batch_running(driver_ui: str) -> bool:
-    """True while the driver runs a Spark job (a micro-batch being computed or staged)."""
+def running_jobs(driver_ui: str) -> list[int]:
+    """The ids of the Spark jobs the driver runs now (a micro-batch being computed or staged)."""
     try:
         jobs = _get(f"{_app(driver_ui)}/jobs", status="running")
     except (httpx.HTTPError, ValueError, IndexError, KeyError):
-        return False
-    return bool(jobs)
+        return []
+    return [int(job["jobId"]) for job in jobs]
+
+
+def lost_tasks(driver_ui: str, job_ids: list[int]) -> int:
+    """How many tasks of these jobs failed or were killed (an executor lost under them)."""
+    try:
+        jobs = [_get(f"{_app(driver_ui)}/jobs/{job_id}") for job_id in job_ids]
+    except (httpx.HTTPError, ValueError, IndexError, KeyError):
+        return 0
+    return sum(
+        int(job["numFailedTasks"]) + int(job["numKilledTasks"]) + (job["status"] == "FAILED")
+        for job in jobs
+    )

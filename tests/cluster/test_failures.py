@@ -2,15 +2,17 @@
 client keeps posting orders and transitions: brokers killed (the outbox partition's leader, then
 the connector's transaction coordinator) and restarted one by one; the Connect worker running the
 task killed (the task moves) and the other one stalled past its session (it returns as a zombie
-and must be fenced); a Spark worker killed in the middle of a batch; a notifications instance
-killed. Afterwards every change is on the topic once, notified once and counted once."""
+and its producer is seen fenced); a Spark worker killed until a kill is seen landing in a batch
+(a running job lost tasks) and the driver lost one more executor each time; a notifications
+instance killed. Afterwards every change is on the topic once, notified once and counted once."""
 
 import signal
 
 import httpx
 
+from onceflow import paths
 from onceflow.settings import Settings, get_aggregation_settings
-from onceflow.topology import Layout
+from onceflow.topology import Layout, SparkCluster
 from stack import spark, supervisor
 from stack.waiting import wait_for
 from tests.cluster import connect_workers, kafka_nodes, spark_driver
@@ -73,6 +75,7 @@ def _connect_failures(settings: Settings, layout: Layout, writer: Writer) -> Non
         _wait_task_on(target, name, timeout=240)
         writer.wait_more()
     finally:
+        resumed_at = _log_size(zombie)
         kill(zombie, signal.SIGCONT)
     # Back in the group, the zombie itself sees the task on the other worker.
     wait_for(
@@ -80,7 +83,27 @@ def _connect_failures(settings: Settings, layout: Layout, writer: Writer) -> Non
         what="the zombie rejoined, its task elsewhere",
         timeout=180,
     )
+    wait_for(
+        lambda: any(m in _log_since(zombie, resumed_at) for m in FENCED),
+        what=f"the zombie's task producer fenced ({zombie}'s log says one of {FENCED})",
+        timeout=180,
+    )
     writer.wait_more()
+
+
+# What a fenced exactly-once source task's producer logs (docs/operations.md, the cluster's
+# failure test): the broker refused its epoch, or the client found itself fenced.
+FENCED = ("InvalidProducerEpochException", "ProducerFencedException")
+
+
+def _log_size(program: str) -> int:
+    return (paths.LOGS / f"{program}.log").stat().st_size
+
+
+def _log_since(program: str, offset: int) -> str:
+    with (paths.LOGS / f"{program}.log").open("rb") as log:
+        log.seek(offset)
+        return log.read().decode(errors="replace")
 
 
 def _settled_task_worker(urls: list[str], connector: str) -> str:
@@ -105,20 +128,35 @@ def _wait_task_on(worker_url: str, connector: str, timeout: float = 180) -> None
     )
 
 
-def _spark_worker_failure(layout: Layout, writer: Writer) -> None:
+def _spark_worker_failure(layout: Layout, writer: Writer, attempts: int = 5) -> None:
+    """Kill a Spark worker (and its executor) until a kill is seen landing in a batch: a job
+    that ran when the worker died lost tasks."""
     cluster = layout.spark
     assert cluster is not None
+    for _ in range(attempts):
+        landed = _kill_spark_worker(cluster)
+        writer.wait_more()
+        if landed:
+            return
+    raise AssertionError(f"none of {attempts} kills of a Spark worker landed while a batch ran")
+
+
+def _kill_spark_worker(cluster: SparkCluster) -> int:
+    """Kill the first worker while a batch runs; the tasks that batch lost. The driver must
+    lose one more executor than before, and both workers come back."""
     ui = f"http://127.0.0.1:{get_aggregation_settings().agg_ui_port}"
-    wait_for(
-        lambda: spark_driver.batch_running(ui),
-        what="a micro-batch running",
-        timeout=120,
-        interval=0.05,
-    )
+    lost_before = spark_driver.lost_executors(ui)
+    jobs: list[int] = []
+
+    def batch_running() -> bool:
+        jobs[:] = spark_driver.running_jobs(ui)
+        return bool(jobs)
+
+    wait_for(batch_running, what="a micro-batch running", timeout=120, interval=0.05)
     kill_and_wait_restart(cluster.workers[0].program)
     wait_for(
-        lambda: spark_driver.lost_executors(ui) >= 1,
-        what="the driver lost an executor",
+        lambda: spark_driver.lost_executors(ui) >= lost_before + 1,
+        what=f"the driver to lose an executor (it had lost {lost_before})",
         timeout=120,
     )
     wait_for(
@@ -126,7 +164,7 @@ def _spark_worker_failure(layout: Layout, writer: Writer) -> None:
         what="both Spark workers ALIVE",
         timeout=180,
     )
-    writer.wait_more()
+    return spark_driver.lost_tasks(ui, jobs)
 
 
 def test_cluster_failures_lose_and_duplicate_nothing(
