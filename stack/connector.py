@@ -7,7 +7,7 @@ import httpx
 
 from onceflow import paths
 from onceflow.settings import Settings
-from stack.waiting import wait_for
+from stack.waiting import NotYetError, wait_for
 
 CONNECTOR_FILE = paths.ROOT / "connect" / "orders-outbox.json"
 # A task can fail while the workers of a fresh group settle: the zombie fencing its start asks
@@ -48,7 +48,10 @@ def running(settings: Settings) -> bool:
 
 
 def _status(url: str) -> dict[str, Any]:
-    status: dict[str, Any] = httpx.get(f"{url}/status", timeout=5).json()
+    response = httpx.get(f"{url}/status", timeout=5)
+    if response.status_code != 200:  # a worker (re)starting answers 404 until it has joined
+        raise NotYetError(f"Kafka Connect answered {response.status_code} for {url}/status")
+    status: dict[str, Any] = response.json()
     return status
 
 
