@@ -1,4 +1,4 @@
-"""The contract's vocabulary and limits (docs/contract.md, v1.1), in one place.
+"""The contract's vocabulary and limits (docs/contract.md, v1.2), in one place.
 
 The API's request models, the Spark job's parser, the notifications processor and the tests
 derive from these names. The migrations' CHECK constraints keep literal copies (a migration
@@ -95,14 +95,24 @@ DEFAULT_CURRENCIES = ("EUR", "USD", "GBP", "JPY", "CHF")  # ISO 4217 allow-list 
 IDENTIFIER_MAX_LENGTH = 64
 IDENTIFIER = r"[A-Za-z0-9._:-]{1,64}"  # customer_id and sku
 CURRENCY = r"[A-Z]{3}"
+CURRENCY_LENGTH = 3
 UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-TIMESTAMP = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})"
+# RFC 3339 with a zone, years 2000-9999, offsets within +-18:00 (what Java's ZoneOffset holds).
+TIMESTAMP = (
+    r"[2-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+    r"T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?"
+    r"(?:Z|[+-](?:(?:0\d|1[0-7]):[0-5]\d|18:00))"
+)
+TIMESTAMP_MAX_LENGTH = len("2026-11-22T10:15:03.123456789+01:00")
+MIN_YEAR, MAX_YEAR = 2000, 9999  # of every timestamp's instant in UTC (Postgres and Spark hold it)
+UUID_LENGTH = 36
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
 IDEMPOTENCY_KEY = r"[\x20-\x7e]{1,255}"  # printable ASCII
 
 MIN_ITEMS, MAX_ITEMS = 1, 100
 MIN_QUANTITY, MAX_QUANTITY = 1, 10_000
 MIN_UNIT_PRICE_CENTS, MAX_UNIT_PRICE_CENTS = 0, 100_000_000
+MAX_TOTAL_CENTS = MAX_ITEMS * MAX_QUANTITY * MAX_UNIT_PRICE_CENTS
 
 PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT = 200, 50
 

@@ -1,60 +1,29 @@
-"""Is a Kafka record a valid v1 order event (contract section 4)? The Python reading.
+"""Is a Kafka record a valid v1 order event? The Python reader (the notifications processor's).
 
-The aggregation job applies the same checks, in the same order and with the same reasons, as
-Spark column expressions (spark_jobs/aggregation/parse.py). Both derive their vocabulary and
-limits from onceflow.contract, and one corpus of records with their expected reasons
-(tests/oracle/events.py) runs through both. Known differences, where this reading is the
-stricter and the contract's: a JSON number where a string is declared (Spark's from_json turns
-it into text), a sku containing a newline (Spark checks the skus joined by newlines), an
-offset beyond +-18:00 (Java refuses it), and a document orjson refuses as a whole (a lone
-surrogate, a number beyond a double, trailing text) which Spark may read in part.
+Every check below is derived by code from the one definition, onceflow.event_definition: its
+phases in order, its FIELDS table (JSON types, rules, reasons) and its RELATIONS. The Spark
+parser (spark_jobs/aggregation/parse.py) derives its column expressions from the same
+declarations, so both readers give every record the same reason; the shared corpus
+(tests/oracle/bad_records.py) runs through both to hold them to it.
 """
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import orjson
-
 from onceflow import contract as C  # noqa: N812
+from onceflow import event_definition as D  # noqa: N812
+from onceflow.event_definition import Field, Json
+from onceflow.event_json import NotJsonError, decode
 
-_UUID = re.compile(rf"\A(?:{C.UUID})\Z")
-_NAME = re.compile(rf"\A(?:{C.IDENTIFIER})\Z")
-_CURRENCY = re.compile(rf"\A(?:{C.CURRENCY})\Z")
-_TIMESTAMP = re.compile(rf"\A(?:{C.TIMESTAMP})\Z")
-_REQUIRED = ("event_id", "event_type", "occurred_at", "order")
-_REQUIRED_ORDER = (
-    "id",
-    "customer_id",
-    "currency",
-    "status",
-    "total_cents",
-    "created_at",
-    "updated_at",
-    "items",
-)
-# JSON types of the fields a v1 event declares (others are ignored, as Spark's schema does).
-_TYPES: dict[str, type] = {
-    "event_id": str,
-    "event_type": str,
-    "schema_version": int,
-    "occurred_at": str,
-    "order": dict,
-}
-_ORDER_TYPES: dict[str, type] = {
-    "id": str,
-    "customer_id": str,
-    "currency": str,
-    "status": str,
-    "total_cents": int,
-    "created_at": str,
-    "updated_at": str,
-    "items": list,
-}
-_ITEM_TYPES: dict[str, type] = {"sku": str, "quantity": int, "unit_price_cents": int}
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
-WRONG_TYPE = "wrong schema: a field has the wrong JSON type"
+# re.ASCII: `\d` is [0-9], as in Java.
+_FULL = {f.path: re.compile(f"(?:{f.pattern})", re.ASCII) for f in D.FIELDS if f.pattern}
+_BACKSLASHES = re.compile(D.ESCAPED_BACKSLASH[0])
+_LONE_SURROGATE = re.compile(D.LONE_SURROGATE)
+_NUL = re.compile(D.NUL)
+_LONG = (-(2**63), 2**63 - 1)
 
 
 class InvalidEventError(ValueError):
@@ -74,123 +43,161 @@ class OrderEvent:
     total_cents: int
 
 
-def _typed(value: Any, kind: type) -> bool:
-    """None (absent) or of the JSON type `kind`; bool is no int in JSON, ints fit a long."""
+def _text(value: bytes | None, max_bytes: int) -> str:
+    """Phase 1: the value as text."""
     if value is None:
-        return True
-    if kind is int:
-        return type(value) is int and _LONG_MIN <= value <= _LONG_MAX
+        raise InvalidEventError(D.TOMBSTONE)
+    if len(value) > max_bytes:
+        raise InvalidEventError(D.oversized(len(value), max_bytes))
+    try:
+        text = value.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidEventError(D.NOT_UTF8) from None
+    if D.ESCAPE_MARK in text:
+        escapes = _BACKSLASHES.sub(D.ESCAPED_BACKSLASH[1], text)
+        if _LONE_SURROGATE.search(escapes):
+            raise InvalidEventError(D.HAS_LONE_SURROGATE)
+        if _NUL.search(escapes):
+            raise InvalidEventError(D.HAS_NUL)
+    return text
+
+
+def _document(text: str) -> dict[str, Any]:
+    """Phase 2: the one JSON object the text holds."""
+    try:
+        decoded = decode(text)
+    except NotJsonError:
+        raise InvalidEventError(D.NOT_JSON) from None
+    if type(decoded.value) is not dict:
+        raise InvalidEventError(D.NOT_OBJECT)
+    if decoded.duplicate:
+        raise InvalidEventError(D.DUPLICATE_KEY)
+    return decoded.value
+
+
+def _is(value: Any, json: Json) -> bool:
+    """Whether a present value is of the JSON type (bool is no integer in JSON)."""
+    if json is Json.INTEGER:
+        return type(value) is int and _LONG[0] <= value <= _LONG[1]
+    kind = {Json.STRING: str, Json.OBJECT: dict, Json.ARRAY: list}[json]
     return type(value) is kind
 
 
-def _well_typed(doc: dict[str, Any]) -> bool:
-    if not all(_typed(doc.get(f), t) for f, t in _TYPES.items()):
-        return False
-    order = doc.get("order")
-    if order is None:
-        return True
-    if not all(_typed(order.get(f), t) for f, t in _ORDER_TYPES.items()):
-        return False
-    return all(
-        item is None  # a null item is reported as missing its fields
-        or (type(item) is dict and all(_typed(item.get(f), t) for f, t in _ITEM_TYPES.items()))
-        for item in order.get("items") or ()
-    )
-
-
-def _decode(value: bytes | None, max_bytes: int) -> dict[str, Any]:
-    if value is None:
-        raise InvalidEventError("empty value (tombstone)")
-    if len(value) > max_bytes:
-        raise InvalidEventError(f"oversized: {len(value)} bytes > {max_bytes}")
+def _instant_ok(text: str) -> bool:
     try:
-        doc = orjson.loads(value)  # also refuses invalid UTF-8
-    except orjson.JSONDecodeError:
-        try:
-            value.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InvalidEventError("value is not UTF-8 text") from None
-        raise InvalidEventError("value is not JSON") from None
-    if type(doc) is not dict:
-        raise InvalidEventError("value is not a JSON object")
-    if not _well_typed(doc):
-        raise InvalidEventError(WRONG_TYPE)
-    return doc
-
-
-def _check_fields(doc: dict[str, Any]) -> None:
-    version = doc.get("schema_version")
-    if version is None:
-        raise InvalidEventError("missing field schema_version")
-    if version != C.SCHEMA_VERSION:
-        raise InvalidEventError(f"unsupported schema_version {version}")
-    for name in _REQUIRED:
-        if doc.get(name) is None:
-            raise InvalidEventError(f"missing field {name}")
-    order = doc["order"]
-    for name in _REQUIRED_ORDER:
-        if order.get(name) is None:
-            raise InvalidEventError(f"missing field order.{name}")
-    checks = (
-        (doc["event_type"] in C.STATUS_AFTER, f"unknown event_type {doc['event_type']}"),
-        (_UUID.match(doc["event_id"]), "event_id is not a UUID"),
-        (_is_time(doc["occurred_at"]), "occurred_at is not an ISO 8601 time"),
-        (_TIMESTAMP.match(order["created_at"]), "order.created_at is not an ISO 8601 time"),
-        (_TIMESTAMP.match(order["updated_at"]), "order.updated_at is not an ISO 8601 time"),
-        (order["id"] != "", "order.id is empty"),
-        (_NAME.match(order["customer_id"]), "invalid order.customer_id"),
-        (_CURRENCY.match(order["currency"]), "invalid order.currency"),
-        (
-            order["status"] == C.STATUS_AFTER.get(doc["event_type"]),
-            "order.status does not match event_type",
-        ),
-    )
-    for ok, reason in checks:
-        if not ok:
-            raise InvalidEventError(reason)
-    _check_items(order)
-
-
-def _is_time(text: str) -> bool:
-    if not _TIMESTAMP.match(text):
-        return False
-    try:
-        datetime.fromisoformat(text)
+        moment = datetime.fromisoformat(text)
     except ValueError:
         return False
-    return True
+    return D.EARLIEST <= moment <= D.LATEST
 
 
-def _check_items(order: dict[str, Any]) -> None:
-    items: list[dict[str, Any]] = order["items"]
-    if not C.MIN_ITEMS <= len(items) <= C.MAX_ITEMS:
-        raise InvalidEventError(f"order.items must have {C.MIN_ITEMS}..{C.MAX_ITEMS} items")
-    if any(item is None or item.get(f) is None for item in items for f in _ITEM_TYPES):
-        raise InvalidEventError("order.items[] has a missing sku, quantity or unit_price_cents")
-    if not all(_NAME.match(item["sku"]) for item in items):
-        raise InvalidEventError("invalid order.items[].sku")
-    if not all(C.MIN_QUANTITY <= item["quantity"] <= C.MAX_QUANTITY for item in items):
-        raise InvalidEventError(
-            f"order.items[].quantity outside {C.MIN_QUANTITY}..{C.MAX_QUANTITY}"
-        )
-    low, high = C.MIN_UNIT_PRICE_CENTS, C.MAX_UNIT_PRICE_CENTS
-    if not all(low <= item["unit_price_cents"] <= high for item in items):
-        raise InvalidEventError(f"order.items[].unit_price_cents outside {low}..{high}")
-    if order["total_cents"] != sum(i["quantity"] * i["unit_price_cents"] for i in items):
-        raise InvalidEventError("order.total_cents is not the sum of its items")
+def _breaks(field: Field, value: Any) -> bool:
+    """Whether a well-typed value breaks its field's rule."""
+    if field.json is Json.ARRAY:
+        value = len(value)
+    pattern = _FULL.get(field.path)
+    return (
+        bool(field.one_of and value not in field.one_of)
+        or (field.max_length is not None and len(value) > field.max_length)
+        or (pattern is not None and pattern.fullmatch(value) is None)
+        or (field.timestamp and not _instant_ok(value))
+        or (field.minimum is not None and value < field.minimum)
+        or (field.maximum is not None and value > field.maximum)
+    )
 
 
-def _check_envelope(
-    doc: dict[str, Any], key: bytes | None, headers: dict[str, bytes | None]
+def _fail(field: Field, value: Any) -> InvalidEventError:
+    return InvalidEventError(field.reason.replace("{value}", str(value)))
+
+
+def _version(doc: dict[str, Any]) -> None:
+    """Phase 3."""
+    field = D.VERSION
+    value = doc.get(field.name)
+    if value is None:
+        raise InvalidEventError(D.missing(field.path))
+    if not _is(value, field.json):
+        raise InvalidEventError(D.wrong_type(field.path, field.json))
+    if _breaks(field, value):
+        raise _fail(field, value)
+
+
+def _shape(path: str, objects: list[dict[str, Any]]) -> None:
+    """Phase 4 for the objects at `path` (one, or an array's elements), depth first."""
+    fields = D.children(path)
+    names = {f.name for f in fields}
+    extra = {name for obj in objects for name in obj if name not in names}
+    if extra:
+        raise InvalidEventError(D.unknown(path, min(extra)))
+    for field in fields:
+        values = [obj.get(field.name) for obj in objects]
+        if field.required and any(v is None for v in values):
+            raise InvalidEventError(D.missing(field.path))
+        present = [v for v in values if v is not None]
+        if not all(_is(v, field.json) for v in present):
+            raise InvalidEventError(D.wrong_type(field.path, field.json))
+        if field.json is Json.OBJECT:
+            _shape(field.path, present)
+        elif field.json is Json.ARRAY:
+            elements = [e for array in present for e in array]
+            if not all(type(e) is dict for e in elements):
+                raise InvalidEventError(D.wrong_type(field.elements, Json.OBJECT))
+            _shape(field.elements, elements)
+
+
+def _values(doc: dict[str, Any], path: str) -> Iterator[Any]:
+    """Every present value at `path` (each element's, under an array)."""
+    current: list[Any] = [doc]
+    for part in path.split("."):
+        name = part.removesuffix("[]")
+        current = [obj[name] for obj in current if obj.get(name) is not None]
+        if part.endswith("[]"):
+            current = [e for array in current for e in array]
+    yield from current
+
+
+def _get(doc: dict[str, Any], path: str) -> Any:
+    """The value at a path outside arrays (present: the shape was checked)."""
+    return next(_values(doc, path))
+
+
+def _check_values(doc: dict[str, Any]) -> None:
+    """Phase 5."""
+    for field in D.VALUE_ORDER:
+        for value in _values(doc, field.path):
+            if _breaks(field, value):
+                raise _fail(field, value)
+
+
+def _holds(
+    relation: D.Relation,
+    doc: dict[str, Any],
+    key: bytes | None,
+    headers: dict[str, bytes | None],
+) -> bool:
+    match relation:
+        case D.Implies(field=field, source=source, mapping=mapping):
+            return bool(_get(doc, field) == mapping.get(_get(doc, source)))
+        case D.SumOfProducts(field=field, array=array, factors=(a, b)):
+            return bool(_get(doc, field) == sum(e[a] * e[b] for e in _get(doc, array)))
+        case D.KeyEquals(field=field, missing=missing):
+            if key is None:
+                raise InvalidEventError(missing)
+            return bool(key == _get(doc, field).encode())
+        case D.HeaderEquals(header=header, field=field):
+            return bool(headers.get(header) in (None, _get(doc, field).encode()))
+
+
+def _check_relations(
+    doc: dict[str, Any], key: bytes | None, headers: list[tuple[str, bytes | None]] | None
 ) -> None:
-    if key is None:
-        raise InvalidEventError("missing key")
-    if key != doc["order"]["id"].encode():
-        raise InvalidEventError("key does not match order.id")
-    if headers.get("id") not in (None, doc["event_id"].encode()):
-        raise InvalidEventError("header id does not match event_id")
-    if headers.get("eventType") not in (None, doc["event_type"].encode()):
-        raise InvalidEventError("header eventType does not match event_type")
+    """Phase 6."""
+    first: dict[str, bytes | None] = {}
+    for name, raw in headers or []:
+        first.setdefault(name, raw)  # the first header of a name counts
+    for relation in D.RELATIONS:
+        if not _holds(relation, doc, key, first):
+            raise InvalidEventError(relation.reason)
 
 
 def parse(
@@ -200,12 +207,11 @@ def parse(
     max_bytes: int = C.MAX_EVENT_BYTES,
 ) -> OrderEvent:
     """The v1 event in this record, or InvalidEventError with the first check it fails."""
-    doc = _decode(value, max_bytes)
-    _check_fields(doc)
-    first: dict[str, bytes | None] = {}
-    for name, raw in headers or []:
-        first.setdefault(name, raw)  # the first header of a name counts
-    _check_envelope(doc, key, first)
+    doc = _document(_text(value, max_bytes))
+    _version(doc)
+    _shape(D.ROOT, [doc])
+    _check_values(doc)
+    _check_relations(doc, key, headers)
     order = doc["order"]
     return OrderEvent(
         event_id=doc["event_id"].lower(),

@@ -1,8 +1,11 @@
-"""The order event of contract section 4 as an explicit Spark schema, with the contract's
-vocabulary and limits in the forms the parser needs (all derived from onceflow.contract)."""
+"""The order event as an explicit Spark schema, derived from the one definition
+(onceflow.event_definition), with the contract's vocabulary in the forms the job needs."""
+
+from collections.abc import Callable
 
 from pyspark.sql.types import (
     ArrayType,
+    DataType,
     LongType,
     StringType,
     StructField,
@@ -10,6 +13,8 @@ from pyspark.sql.types import (
 )
 
 from onceflow import contract
+from onceflow import event_definition as D  # noqa: N812
+from onceflow.event_definition import Field, Json
 
 SCHEMA_VERSION = contract.SCHEMA_VERSION
 CORRUPT_COLUMN = "_corrupt_record"
@@ -21,49 +26,38 @@ CANCELLED = contract.EventType.CANCELLED.value
 STATUS_OF = {event.value: status.value for event, status in contract.STATUS_AFTER.items()}
 STATUS_RANK = {status.value: rank for status, rank in contract.STATUS_RANK.items()}
 
+_SCALARS: dict[Json, DataType] = {Json.STRING: StringType(), Json.INTEGER: LongType()}
+Order = Callable[[tuple[Field, ...]], tuple[Field, ...]]
+
 
 def full_match(pattern: str) -> str:
     """A Java regex matching the whole text (rlike finds; `\\z` is the very end)."""
     return rf"^(?:{pattern})\z"
 
 
-UUID_PATTERN = full_match(contract.UUID)
-NAME_PATTERN = full_match(contract.IDENTIFIER)
-CURRENCY_PATTERN = full_match(contract.CURRENCY)
-TIMESTAMP_PATTERN = full_match(contract.TIMESTAMP)
-# The skus of an order joined by newlines: every line one identifier.
-SKU_LIST_PATTERN = rf"^(?:(?:{contract.IDENTIFIER})\n)*(?:{contract.IDENTIFIER})\z"
+def struct(*, path: str = D.ROOT, order: Order = D.wire_order) -> StructType:
+    """The object at `path` as a StructType, its fields (and theirs) in `order`."""
+    return StructType(
+        [StructField(f.name, spark_type(field=f, order=order)) for f in order(D.children(path))]
+    )
 
-ITEM = StructType(
-    [
-        StructField("sku", StringType()),
-        StructField("quantity", LongType()),
-        StructField("unit_price_cents", LongType()),
-    ]
-)
 
-ORDER = StructType(
-    [
-        StructField("id", StringType()),
-        StructField("customer_id", StringType()),
-        StructField("currency", StringType()),
-        StructField("status", StringType()),
-        StructField("total_cents", LongType()),
-        StructField("created_at", StringType()),
-        StructField("updated_at", StringType()),
-        StructField("items", ArrayType(ITEM)),
-    ]
-)
+def spark_type(*, field: Field, order: Order = D.wire_order) -> DataType:
+    """The Spark type that holds a field's value."""
+    if field.json is Json.OBJECT:
+        return struct(path=field.path, order=order)
+    if field.json is Json.ARRAY:
+        return ArrayType(struct(path=field.elements, order=order))
+    return _SCALARS[field.json]
 
-EVENT = StructType(
-    [
-        StructField("event_id", StringType()),
-        StructField("event_type", StringType()),
-        StructField("schema_version", LongType()),
-        StructField("occurred_at", StringType()),
-        StructField("order", ORDER),
-    ]
-)
 
+def document_order(fields: tuple[Field, ...]) -> tuple[Field, ...]:
+    """`fields` in the definition's (the contract's) document order."""
+    return fields
+
+
+# The event as records carry it: fields in the connector's (jsonb's) order, so that a record
+# as the connector writes it is exactly to_json of what from_json read from it.
+EVENT = struct()
 # What from_json parses into: the event plus the raw text when a field has the wrong type.
 EVENT_WITH_CORRUPT = StructType([*EVENT.fields, StructField(CORRUPT_COLUMN, StringType())])

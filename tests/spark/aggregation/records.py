@@ -52,10 +52,12 @@ def _text(name: str, binary: bool) -> Column:
     return text.alias(name)
 
 
-def staged(spark: SparkSession, records: list[Record]) -> dict[str, list[dict[str, Any]]]:
-    """What staged_rows stages for `records`: table -> rows. Every row carries the staging
-    area's key, and nothing of the other table."""
-    rows = staged_rows(raw_batch(spark, records), MAX, QUERY_ID, BATCH_ID)
+def staged(
+    spark: SparkSession, records: list[Record], limit: int = MAX
+) -> dict[str, list[dict[str, Any]]]:
+    """What staged_rows stages for `records` (values up to `limit` bytes): table -> rows. Every
+    row carries the staging area's key, and nothing of the other table."""
+    rows = staged_rows(raw_batch(spark, records), limit, QUERY_ID, BATCH_ID)
     binary = {f.name for f in rows.schema.fields if f.dataType == T.BinaryType()}
     texts = rows.select(*staging.KEY, *[_text(c, c in binary) for c in staging.COLUMNS])
     out: dict[str, list[dict[str, Any]]] = {"t_events": [], "t_dead": []}
@@ -72,9 +74,9 @@ def staged(spark: SparkSession, records: list[Record]) -> dict[str, list[dict[st
     return out
 
 
-def errors(spark: SparkSession, records: list[Record]) -> list[str | None]:
+def errors(spark: SparkSession, records: list[Record], limit: int = MAX) -> list[str | None]:
     """Each record's dead-letter reason, in offset order; None when it was staged as an event."""
-    out = staged(spark, records)
+    out = staged(spark, records, limit)
     reasons: dict[int, str | None] = {int(r["kafka_offset"]): None for r in out["t_events"]}
     reasons |= {int(r["kafka_offset"]): r["error"] for r in out["t_dead"]}
     assert sorted(reasons) == list(range(len(records))), "each record staged exactly once"

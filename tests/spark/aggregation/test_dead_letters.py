@@ -1,23 +1,10 @@
 """Records that are not a valid v1 event are staged as dead letters with the first check they
-fail, through the production path (render.staged_rows)."""
+fail, through the production path (render.staged_rows); every kind of bad record is in
+test_bad_records.py."""
 
-from typing import Any
-
-import pytest
 from pyspark.sql import SparkSession
 
-from tests.oracle.events import BAD, BAD_ORDERS
 from tests.spark.aggregation.records import errors, event, record, staged
-
-
-@pytest.mark.parametrize(
-    ("make", "reason"),
-    BAD,
-)
-def test_bad_records_become_dead_letters_with_a_reason(
-    spark: SparkSession, make: Any, reason: str
-) -> None:
-    assert errors(spark, [record(event()), make()]) == [None, reason]
 
 
 def test_dead_letters_keep_the_raw_record(spark: SparkSession) -> None:
@@ -26,16 +13,6 @@ def test_dead_letters_keep_the_raw_record(spark: SparkSession) -> None:
     assert (row["key"], row["value"], row["kafka_offset"]) == ("\\x006b", "\\x0102", "0")
     assert row["error"] == "value is not JSON"
     assert out["t_events"] == []
-
-
-@pytest.mark.parametrize(
-    ("order", "reason"),
-    BAD_ORDERS,
-)
-def test_item_and_name_checks_are_anchored(
-    spark: SparkSession, order: dict[str, Any], reason: str
-) -> None:
-    assert errors(spark, [record(event(order=order))]) == [reason]
 
 
 def test_the_first_header_of_a_name_counts(spark: SparkSession) -> None:

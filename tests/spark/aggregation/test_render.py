@@ -57,11 +57,10 @@ def test_event_rows_carry_the_counted_items(spark: SparkSession) -> None:
     assert items["OrderPlaced"] == items["OrderCancelled"] == placed["order"]["items"]
 
 
-def test_an_order_id_with_control_characters_is_staged_as_it_came(spark: SparkSession) -> None:
-    # order.id is only checked against the key: it may hold anything.
+def test_an_order_id_that_is_no_uuid_is_a_dead_letter(spark: SparkSession) -> None:
+    # Contract 4c: order.id equals the key AND is a UUID (a key may hold anything).
     e = event(order={"id": "o\t1\\x"})
-    (row,) = staged(spark, [record(e)])["t_events"]
-    assert row["order_id"] == "o\t1\\x"
+    assert errors(spark, [record(e)]) == ["order.id is not a UUID"]
 
 
 def _hostile_events() -> list[dict[str, Any]]:
@@ -74,7 +73,7 @@ def _hostile_events() -> list[dict[str, Any]]:
                 e = event()
                 e[name] = before + e[name] + after
                 hostile.append(e)
-            for name in ("customer_id", "currency", "status"):
+            for name in ("id", "customer_id", "currency", "status"):
                 e = event()
                 e["order"][name] = before + e["order"][name] + after
                 hostile.append(e)
