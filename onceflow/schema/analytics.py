@@ -107,6 +107,11 @@ dead_letters = Table(
     Column("value", LargeBinary),
     Column("error", Text, nullable=False),
     Column("received_at", TIMESTAMPTZ, nullable=False, server_default=text("now()")),
+    # Set by `onceflow-ops dead-letters replay` (migration 0011): when, which event id, and the
+    # batch of query `replay` that counted it (NULL: the id was already counted).
+    Column("replayed_at", TIMESTAMPTZ),
+    Column("replayed_event_id", Uuid),
+    Column("replay_batch_id", BigInteger),
     schema="analytics",
 )
 

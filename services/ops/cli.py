@@ -10,15 +10,16 @@ from rich.table import Table
 from onceflow.settings import get_observability_settings, get_retention_settings, get_settings
 from services.maintenance.runner import run_once
 from services.maintenance.tasks import Windows
-from services.ops import alerts, clients_cli, connect_api, lag
+from services.ops import alerts, clients_cli, connect_api, dead_letters_cli, lag
 from services.ops.output import JsonFlag, console, emit_json, fail, readable_errors
 from services.ops.trace_cli import trace
 
 app = typer.Typer(
-    help="Operate Onceflow: the connector, lag, alerts, maintenance and API clients.",
+    help="Operate Onceflow: the connector, lag, alerts, maintenance, API clients, dead letters.",
     no_args_is_help=True,
 )
 app.add_typer(clients_cli.app, name="clients")
+app.add_typer(dead_letters_cli.app, name="dead-letters")
 app.command()(trace)
 
 

@@ -17,6 +17,7 @@ from rich.console import Console
 from services.ops.alerts import PrometheusError
 from services.ops.clients import ClientError
 from services.ops.connect_api import ConnectError
+from services.ops.dead_letters import DeadLetterError
 from services.ops.lag import LagError
 
 JsonFlag = Annotated[
@@ -25,7 +26,7 @@ JsonFlag = Annotated[
 console = Console(width=120)
 errors = Console(width=120, stderr=True)
 # Errors whose message is already the sentence ops should read.
-READABLE = (ClientError, ConnectError, LagError, PrometheusError)
+READABLE = (ClientError, ConnectError, DeadLetterError, LagError, PrometheusError)
 
 
 def emit_json(doc: Any) -> None:
