@@ -40,6 +40,10 @@ COMPOSE_HOSTS: dict[str, tuple[str, ...]] = {
     "postgres": ("postgres-exporter",),
 }
 
+# Jobs of the local stack only: compose runs no supervisor (ComponentRestarting counts its
+# restarts from each process's process_start_time_seconds: docs/observability.md).
+LOCAL_ONLY = ("supervisor",)
+
 COMPOSE_HEADER = """\
 # GENERATED from prometheus.yml by `python -m stack.prometheus` (stack/prometheus.py): edit
 # that file, then regenerate this one. docker-compose.yml mounts it as Prometheus's config;
@@ -71,6 +75,7 @@ def job_ports(
         "kafka": [node.jmx_port(observability.kafka_jmx_port) for node in layout.kafka],
         "connect": [each.jmx_port(observability.connect_jmx_port) for each in layout.connect],
         "postgres": [observability.pg_exporter_port],
+        "supervisor": [observability.supervisor_exporter_port],
     }
 
 
@@ -112,6 +117,9 @@ def local_config(
 def compose_config() -> dict[str, Any]:
     """The config docker-compose.yml runs: the source's jobs and ports, service names as hosts."""
     config = source()
+    config["scrape_configs"] = [
+        job for job in config["scrape_configs"] if job["job_name"] not in LOCAL_ONLY
+    ]
     wanted: dict[str, list[str]] = {}
     for job, listed in targets(config).items():
         ports = [target.rsplit(":", 1)[1] for target in listed]

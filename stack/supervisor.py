@@ -7,7 +7,7 @@ from typing import Any, cast
 from supervisor.xmlrpc import SupervisorTransport
 
 from onceflow import paths
-from onceflow.settings import Settings
+from onceflow.settings import Settings, get_observability_settings
 from stack.components import Component
 from stack.waiting import wait_for
 
@@ -52,7 +52,32 @@ def render_config(components: list[Component], settings: Settings) -> str:
             own = ",".join(f'{key}="{_quoted(value)}"' for key, value in component.env)
             lines.append(f"environment={own}")
         sections.append("\n".join(lines) + "\n")
+    sections.append(_exporter_section([component.name for component in components]))
     return "\n".join(sections)
+
+
+EXPORTER = "supervisor-exporter"
+
+
+def _exporter_section(programs: list[str]) -> str:
+    """The event listener that counts every program's starts (stack/supervisor_exporter.py)."""
+    port = get_observability_settings().supervisor_exporter_port
+    lines = [
+        f"[eventlistener:{EXPORTER}]",
+        f"command={paths.VENV_BIN / 'python'} -m stack.supervisor_exporter {port} "
+        + ",".join(programs),
+        f"directory={paths.ROOT}",
+        "events=PROCESS_STATE",
+        # supervisord starts it with itself, before `make up` starts any program.
+        "priority=1",
+        "autostart=true",
+        "autorestart=true",
+        # Its stdout is supervisor's event protocol: only stderr is a log.
+        f"stderr_logfile={paths.LOGS / EXPORTER}.log",
+        "stderr_logfile_maxbytes=10MB",
+        "stderr_logfile_backups=1",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def _quoted(value: str) -> str:

@@ -27,6 +27,8 @@ class ObservabilitySettings(BaseSettings):
     pg_exporter_port: int = 9187
     # The aggregation job's StreamingQueryListener and sink results.
     agg_metrics_port: int = 9108
+    # The local stack's supervisor event listener: starts and restarts of every program.
+    supervisor_exporter_port: int = 9103
     dashboard_port: int = 3000
     # How long a dashboard or `onceflow-ops alerts` waits for Prometheus before saying so.
     prometheus_timeout_s: float = Field(default=3.0, gt=0)

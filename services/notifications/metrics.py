@@ -14,6 +14,8 @@ LATE = Counter(
 TRANSACTIONS = Counter(
     "onceflow_notifications_transactions_total", "Kafka transactions, by outcome", ["outcome"]
 )
+for _outcome in ("committed", "aborted"):
+    TRANSACTIONS.labels(_outcome)  # at 0 from the start: increase() sees the first one
 COMMIT_SECONDS = Histogram(
     "onceflow_notifications_commit_seconds",
     "send_offsets_to_transaction + commit_transaction",

@@ -91,6 +91,8 @@ def run(*, backfill: bool = False, reset: bool = False) -> int:
     else:
         checkpoint = agg.agg_checkpoint_dir
     checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    metrics.watch(checkpoint)
+    metrics.restore_last_batch(dsn, checkpoint)
 
     with stopper.shielding_children():
         spark = build_session(

@@ -3,13 +3,17 @@
 Two feeds: Spark's progress events (listener.py: rows/s, batch duration parts, offsets behind
 the topic end) and the sink's result of each micro-batch (records, events, dead letters, the
 Spark and Postgres seconds, the newest event applied). Recording is a few in-memory updates;
-the HTTP server runs on its own daemon thread, so a scrape never touches a batch.
+the HTTP server runs on its own daemon thread, so a scrape never touches a batch. The two
+series of AggregationStale start from stores that outlive the process (staleness.py): whether
+input waits (the checkpoint, read at each scrape) and when a batch last committed (the ledger,
+read at start), so a job that restarts again and again on one batch stays stale.
 """
 
 import logging
 import math
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prometheus_client import (
@@ -21,6 +25,7 @@ from prometheus_client import (
     start_http_server,
 )
 
+from spark_jobs.aggregation import staleness
 from spark_jobs.aggregation.sink import BatchResult
 
 if TYPE_CHECKING:
@@ -77,10 +82,19 @@ class JobMetrics:
             "freshness_seconds", "Now minus occurred_at of the newest event applied"
         )
         self.last_batch = gauge(
-            "last_batch_timestamp_seconds", "When the sink last finished a micro-batch"
+            "last_batch_timestamp_seconds",
+            "When the query's newest batch committed (the ledger's time; before its first, when"
+            " the query was created)",
+        )
+        self.input_waiting = gauge(
+            "input_waiting", "1 while a batch Spark planned is not committed (the checkpoint)"
         )
         self.newest_event_at: datetime | None = None
+        self.last_batch_at: float | None = None
+        self.checkpoint: Path | None = None
         self.freshness.set_function(self._freshness)
+        self.last_batch.set_function(lambda: _or_nan(self.last_batch_at))
+        self.input_waiting.set_function(self._input_waiting)
         for result in ("new", "late", "duplicate"):
             self.events.labels(result)  # present at 0 from the start
         for stage in ("spark", "postgres"):
@@ -89,6 +103,25 @@ class JobMetrics:
     def _freshness(self) -> float:
         newest = self.newest_event_at
         return math.nan if newest is None else (datetime.now(UTC) - newest).total_seconds()
+
+    def _input_waiting(self) -> float:
+        checkpoint = self.checkpoint
+        return math.nan if checkpoint is None else float(staleness.batch_pending(checkpoint))
+
+    def watch(self, checkpoint: Path) -> None:
+        """At start: input waits while this checkpoint has a batch planned and not committed."""
+        self.checkpoint = checkpoint
+
+    def restore_last_batch(self, dsn: str, checkpoint: Path) -> None:
+        """At start: the query's newest batch in the ledger. With none, staleness counts from
+        the query's creation (from now, for a query not created yet): never from 1970. With
+        the ledger unreadable it stays unknown (NaN) until a batch commits."""
+        try:
+            last = staleness.last_commit(dsn, checkpoint)
+        except Exception as exc:  # only a metric: the batches will say what is wrong
+            log.warning("last batch time unknown until a batch commits: %s", exc)
+            return
+        self.last_batch_at = last or staleness.created_at(checkpoint) or time.time()
 
     def observe_progress(self, values: "ProgressValues") -> None:
         """One progress event of the streaming query."""
@@ -113,11 +146,11 @@ class JobMetrics:
             log.exception("could not record batch %d", result.batch_id)
 
     def _observe_batch(self, result: BatchResult) -> None:
-        self.last_batch.set(time.time())
         if result.newest_event_at is not None:
             self.newest_event_at = result.newest_event_at
         if result.skipped or not result.records:
-            return
+            return  # nothing committed: no ledger row
+        self.last_batch_at = time.time()
         self.batches.inc()
         self.records.inc(result.records)
         self.events.labels("new").inc(result.events_new - result.late_events)
@@ -126,6 +159,10 @@ class JobMetrics:
         self.dead_letters.inc(result.dead_letters)
         self.sink_seconds.labels("spark").observe(result.spark_seconds)
         self.sink_seconds.labels("postgres").observe(result.postgres_seconds)
+
+
+def _or_nan(value: float | None) -> float:
+    return math.nan if value is None else value
 
 
 def serve(port: int, registry: CollectorRegistry = REGISTRY, host: str = "127.0.0.1") -> None:

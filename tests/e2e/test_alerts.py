@@ -3,12 +3,22 @@
 rules with `for:` shortened to a few seconds) scrapes the stack's Connect JMX exporter and the
 aggregation job's metrics. Pausing the connector raises ConnectorPausedTooLong, resuming clears
 it; stopping the aggregation job while orders flow raises AggregationBehindTopic, restarting it
-clears it."""
+clears it.
 
+A job of the test's own (its topic, database, checkpoint and metrics port: the stack is left
+alone) that crash-loops on one batch raises ComponentRestarting and AggregationStale, which
+stays firing, the same alert, through its restarts with new input and without; a healthy job
+on the same checkpoint clears it. A supervisord of the test's own, with the stack's event
+listener, restarting a program that keeps exiting raises ComponentRestarting from supervisor's
+count."""
+
+import contextlib
 import json
 import shutil
 import subprocess
+import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,30 +28,41 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from onceflow.paths import VENV_BIN
 from onceflow.settings import ObservabilitySettings, Settings, get_observability_settings
 from services.ops import alerts, cli, connect_api
 from stack import supervisor
 from stack.waiting import free_port, port_open, wait_for
 from tests.e2e.orders import place
+from tests.integration.aggregation.conftest import Job, Pipeline
+from tests.integration.aggregation.history import (
+    Event,
+    delete_topic,
+    interleave,
+    make_history,
+    produce,
+)
+from tests.integration.databases import drop_database
 from tests.integration.observability.rules import RULE_FILES, load
 
 FOR = "3s"  # instead of each rule's `for:` (minutes in production)
+# AggregationStale's "no batch committed for 5 minutes", in seconds: shortened the same way.
+STALE = ("> 300", "> 30")
 
 
-def _write_config(folder: Path, observability: ObservabilitySettings) -> Path:
+def _write_config(folder: Path, targets: dict[str, int]) -> Path:
     rules = folder / "rules"
-    rules.mkdir()
+    rules.mkdir(parents=True)
     for path in RULE_FILES:
         document = load(path)
         for group in document["groups"]:
             for rule in group["rules"]:
                 if "alert" in rule:
                     rule["for"] = FOR
+                if rule.get("alert") == "AggregationStale":
+                    assert STALE[0] in rule["expr"], "AggregationStale's threshold moved"
+                    rule["expr"] = rule["expr"].replace(*STALE)
         (rules / path.name).write_text(yaml.safe_dump(document, sort_keys=False))
-    targets = {
-        "connect": observability.connect_jmx_port,
-        "aggregation": observability.agg_metrics_port,
-    }
     config = {
         "global": {"scrape_interval": "1s", "evaluation_interval": "1s", "scrape_timeout": "1s"},
         "rule_files": ["rules/*.yml"],
@@ -55,19 +76,13 @@ def _write_config(folder: Path, observability: ObservabilitySettings) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of a Prometheus of this test's own, loaded with the repository's rules."""
+@contextlib.contextmanager
+def _own_prometheus(folder: Path, targets: dict[str, int]) -> Iterator[str]:
+    """A Prometheus of the test's own scraping these jobs (name -> port), loaded with the
+    repository's rules; its URL once every target was scraped up."""
     binary = shutil.which("prometheus")
     assert binary, "prometheus is missing: apt-get install prometheus (make up installs it)"
-    observability = get_observability_settings()
-    for what, port in [
-        ("the Connect JMX exporter", observability.connect_jmx_port),
-        ("the aggregation job's metrics", observability.agg_metrics_port),
-    ]:
-        assert port_open("127.0.0.1", port), f"{what} does not answer on 127.0.0.1:{port}"
-    folder = tmp_path_factory.mktemp("prometheus")
-    config = _write_config(folder, observability)
+    config = _write_config(folder, targets)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     with (folder / "prometheus.log").open("wb") as log:
@@ -83,19 +98,30 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
     try:
         wait_for(lambda: httpx.get(f"{url}/-/ready").status_code == 200, what=url, timeout=60)
-        wait_for(lambda: _targets_up(url), what="both targets scraped", timeout=60)
+        wait_for(lambda: _targets_up(url, set(targets)), what="every target scraped", timeout=60)
         yield url
     finally:
         process.terminate()
         process.wait(30)
 
 
-def _targets_up(url: str) -> bool:
-    targets = httpx.get(f"{url}/api/v1/targets").json()["data"]["activeTargets"]
-    return {t["labels"]["job"] for t in targets if t["health"] == "up"} == {
-        "connect",
-        "aggregation",
+@pytest.fixture(scope="module")
+def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of a Prometheus of this test's own scraping the stack's Connect and job."""
+    observability = get_observability_settings()
+    targets = {
+        "connect": observability.connect_jmx_port,
+        "aggregation": observability.agg_metrics_port,
     }
+    for job, port in targets.items():
+        assert port_open("127.0.0.1", port), f"{job}'s metrics do not answer on 127.0.0.1:{port}"
+    with _own_prometheus(tmp_path_factory.mktemp("prometheus"), targets) as url:
+        yield url
+
+
+def _targets_up(url: str, jobs: set[str]) -> bool:
+    targets = httpx.get(f"{url}/api/v1/targets").json()["data"]["activeTargets"]
+    return {t["labels"]["job"] for t in targets if t["health"] == "up"} == jobs
 
 
 def _firing(url: str, name: str) -> list[alerts.Alert]:
@@ -199,3 +225,134 @@ def test_a_stopped_job_while_orders_flow_fires_and_restarting_clears_it(
         _wait_alert(prometheus, "AggregationBehindTopic", firing=False, timeout=300)
     finally:
         orders.stop()
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Iterator[Pipeline]:
+    """A topic, database, checkpoint and metrics port of this test's own."""
+    pipeline = Pipeline(tmp_path)
+    try:
+        yield pipeline
+    finally:
+        delete_topic(pipeline.bootstrap, pipeline.topic)
+        drop_database(pipeline.database)
+
+
+class CrashLoop(threading.Thread):
+    """Starts the scratch job again as soon as it exits, as supervisor's autorestart does."""
+
+    def __init__(self, pipeline: Pipeline, **extra: str) -> None:
+        super().__init__(daemon=True)
+        self.pipeline, self.extra = pipeline, extra
+        self.stopping, self.exits = threading.Event(), list[int]()
+        self.job: Job | None = None
+
+    def run(self) -> None:
+        while not self.stopping.is_set():
+            self.job = job = self.pipeline.start(**self.extra)
+            while job.proc.poll() is None and not self.stopping.wait(0.5):
+                pass
+            if job.proc.poll() is None:
+                job.stop()
+                return
+            self.exits.append(job.wait())
+
+    def stop(self) -> None:
+        """Stop restarting it, and stop the running life."""
+        self.stopping.set()
+        self.join(120)
+
+
+def _events(seed: int, orders: int) -> list[Event]:
+    return interleave(make_history(orders, seed=seed, days=2), seed=seed)
+
+
+def _stays_firing(url: str, name: str, loop: CrashLoop, *, lives: int) -> None:
+    """`name` fires at every look, the same alert (never resolved in between), while the job
+    dies and is started again `lives` more times."""
+    (first,) = _firing(url, name)
+    until = len(loop.exits) + lives
+
+    def lived() -> bool:
+        now = [a.active_at for a in _firing(url, name)]
+        assert now == [first.active_at], f"{name} resolved (active since {now} now)"
+        return len(loop.exits) >= until
+
+    wait_for(lived, what=f"{lives} more restarts with {name} firing", timeout=600, interval=1)
+
+
+def test_a_job_crash_looping_on_one_batch_alerts_and_stays_stale_with_and_without_input(
+    scratch: Pipeline, tmp_path: Path
+) -> None:
+    earlier = _events(31, 20)
+    produce(scratch.bootstrap, scratch.topic, [e.record() for e in earlier])
+    job = scratch.start()
+    try:
+        scratch.wait_applied(len(earlier), 0, job)
+    finally:
+        assert job.stop() == 0
+    ((committed,),) = scratch.query(
+        "SELECT extract(epoch FROM max(committed_at))::float8 FROM analytics.applied_batches"
+    )
+    produce(scratch.bootstrap, scratch.topic, [e.record() for e in _events(32, 10)])
+    loop = CrashLoop(scratch, fault="crash_before_write")  # dies in each life's first batch
+    loop.start()
+    try:
+        targets = {"aggregation": scratch.metrics_port}
+        with _own_prometheus(tmp_path / "prometheus", targets) as url:
+            (stale,) = _wait_alert(url, "AggregationStale", firing=True, timeout=300)
+            assert stale.severity == "critical"
+            # The ledger's last commit, whatever restarts happened (never "20782d").
+            assert abs(float(stale.value) - (time.time() - committed)) < 30, stale.value
+            (restarting,) = _wait_alert(url, "ComponentRestarting", firing=True, timeout=600)
+            assert restarting.labels["component"] == "aggregation"
+            assert loop.exits
+            assert set(loop.exits) == {137}, loop.exits  # the fault, nothing else
+            # New input arrives while it is stuck; then none: firing all along.
+            produce(scratch.bootstrap, scratch.topic, [e.record() for e in _events(33, 10)])
+            _stays_firing(url, "AggregationStale", loop, lives=2)
+            _stays_firing(url, "AggregationStale", loop, lives=2)
+            loop.stop()
+            healthy = scratch.start()  # the same checkpoint: it applies the batch, once
+            try:
+                _wait_alert(url, "AggregationStale", firing=False, timeout=300)
+            finally:
+                assert healthy.stop() == 0
+    finally:
+        loop.stop()
+
+
+def _scratch_supervisor(folder: Path, exporter_port: int) -> Path:
+    """A supervisord config of the test's own: a program that exits 4 s after each start
+    (past startsecs, so supervisor restarts it for ever) and the stack's event listener."""
+    folder.mkdir()
+    conf = folder / "supervisord.conf"
+    conf.write_text(
+        f"[supervisord]\nlogfile={folder / 'supervisord.log'}\npidfile={folder / 'pid'}\n"
+        "nodaemon=true\n\n"
+        "[program:flaky]\ncommand=/bin/sh -c 'sleep 4; exit 3'\nautorestart=true\n"
+        f"startsecs=3\nstdout_logfile={folder / 'flaky.log'}\n\n"
+        "[eventlistener:supervisor-exporter]\n"
+        f"command={sys.executable} -m stack.supervisor_exporter {exporter_port} flaky\n"
+        "events=PROCESS_STATE\npriority=1\nautorestart=true\n"
+        f"stderr_logfile={folder / 'exporter.log'}\n"
+    )
+    return conf
+
+
+def test_a_program_supervisor_keeps_restarting_alerts(tmp_path: Path) -> None:
+    port = free_port()
+    conf = _scratch_supervisor(tmp_path / "supervisor", port)
+    supervisord = subprocess.Popen(
+        [str(VENV_BIN / "supervisord"), "-c", str(conf)], stdout=subprocess.DEVNULL
+    )
+    try:
+        wait_for(lambda: port_open("127.0.0.1", port), what="the event listener", timeout=60)
+        with _own_prometheus(tmp_path / "prometheus", {"supervisor": port}) as url:
+            (alert,) = _wait_alert(url, "ComponentRestarting", firing=True, timeout=120)
+            assert alert.labels["component"] == "flaky"
+            assert alert.severity == "critical"
+            assert float(alert.value) >= 3
+    finally:
+        supervisord.terminate()
+        supervisord.wait(60)

@@ -100,3 +100,16 @@ def test_only_the_exporter_gets_the_monitor_connection() -> None:
     assert f'environment=DATA_SOURCE_NAME="{settings.dsn("monitor")}?sslmode=disable"' in exporter
     others = [text for name, text in sections.items() if name != "program:postgres-exporter"]
     assert not any("DATA_SOURCE_NAME" in text for text in others)
+
+
+def test_supervisor_counts_every_programs_starts_on_loopback() -> None:
+    settings = Settings()
+    conf = render_config(components(settings), settings)
+    (listener,) = [s for s in conf.split("\n[") if s.startswith("eventlistener:")]
+    port = ObservabilitySettings().supervisor_exporter_port
+    names = ",".join(c.name for c in components(settings))
+    assert f"-m stack.supervisor_exporter {port} {names}\n" in listener
+    assert "events=PROCESS_STATE\n" in listener
+    assert "redirect_stderr" not in listener  # its stdout is supervisor's protocol
+    assert prometheus.targets(prometheus.source())["supervisor"] == [f"127.0.0.1:{port}"]
+    assert "supervisor" not in prometheus.targets(prometheus.compose_config())
