@@ -2,20 +2,35 @@
 
 from prometheus_client import Counter, Gauge, Histogram
 
-RECORDS = Counter(
-    "onceflow_notifications_records_total",
-    "Input records in committed transactions, by outcome",
-    ["outcome"],  # notified, duplicate, dead_letter
+
+def _at_zero(counter: Counter, *outcomes: str) -> Counter:
+    """The counter with each outcome exported at 0 from the start: increase() sees the first."""
+    for outcome in outcomes:
+        counter.labels(outcome)
+    return counter
+
+
+RECORDS = _at_zero(
+    Counter(
+        "onceflow_notifications_records_total",
+        "Input records in committed transactions, by outcome",
+        ["outcome"],
+    ),
+    "notified",
+    "duplicate",
+    "dead_letter",
 )
 LATE = Counter(
     "onceflow_notifications_late_events_total",
     "Events older than the de-duplication window (a duplicate could no longer be recognised)",
 )
-TRANSACTIONS = Counter(
-    "onceflow_notifications_transactions_total", "Kafka transactions, by outcome", ["outcome"]
+TRANSACTIONS = _at_zero(
+    Counter(
+        "onceflow_notifications_transactions_total", "Kafka transactions, by outcome", ["outcome"]
+    ),
+    "committed",
+    "aborted",
 )
-for _outcome in ("committed", "aborted"):
-    TRANSACTIONS.labels(_outcome)  # at 0 from the start: increase() sees the first one
 COMMIT_SECONDS = Histogram(
     "onceflow_notifications_commit_seconds",
     "send_offsets_to_transaction + commit_transaction",
