@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 import typer
 from confluent_kafka import Producer
 
+from bench.soak_sample import cpu_seconds, process_tree
 from tests.integration.aggregation.conftest import Pipeline
 from tests.integration.aggregation.history import (
     Event,
@@ -46,6 +48,16 @@ def _events(n: int) -> list[Event]:
     )
 
 
+def _tree_cpu_until_exit(pid: int, poll: Callable[[], int | None]) -> float:
+    """The CPU seconds of `pid` and its descendants (the Spark JVM), read until it exits: on a
+    shared machine a CPU count moves far less with the neighbours' load than a wall time."""
+    used = 0.0
+    while poll() is None:
+        used = max(used, cpu_seconds(process_tree(pid)))
+        time.sleep(0.2)
+    return used
+
+
 @app.command()
 def backfill(events: int = 1_000_000) -> None:
     """Backfill throughput: N events from the earliest offset into empty tables."""
@@ -58,6 +70,7 @@ def backfill(events: int = 1_000_000) -> None:
             print(f"produced {n} events in {time.monotonic() - t0:.0f}s")
             t0 = time.monotonic()
             job = p.start("--backfill")
+            cpu = _tree_cpu_until_exit(job.proc.pid, job.proc.poll)
             code = job.wait(timeout=3600)
             wall = time.monotonic() - t0
             out = job.output()
@@ -68,7 +81,8 @@ def backfill(events: int = 1_000_000) -> None:
             own = rates[-1] if rates else "?"
             print(
                 f"backfill: {n} events, wall {wall:.1f}s (JVM start included) = "
-                f"{n / wall:,.0f} events/s; job's own rate at the end: {own} records/s"
+                f"{n / wall:,.0f} events/s; job's own rate at the end: {own} records/s; "
+                f"job CPU {cpu:.1f} s (driver and JVM, by the kernel) = {n / cpu:,.0f} events/CPU-s"
             )
             for line in out.splitlines():
                 if "onceflow.aggregation]" in line and "batch" in line:

@@ -17,30 +17,16 @@ pipeline: on a CPU-bound pipeline, the most it can lower throughput.
 
 import os
 import time
-from pathlib import Path
 
 import httpx
 import psycopg
 import typer
 
-from bench.soak_sample import process_tree
+from bench.soak_sample import cpu_seconds, process_tree
 from onceflow.settings import get_observability_settings, get_settings
 from stack import postgres, prometheus, supervisor
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu(pids: list[int]) -> float:
-    """CPU seconds used so far by these processes (all their threads)."""
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / TICK
 
 
 def _tree(name: str) -> list[int]:
@@ -66,13 +52,13 @@ def _per_scrape(jvm: str, port: int, n: int) -> float:
     pids = _tree(jvm)
     url = f"http://127.0.0.1:{port}/metrics"
     with httpx.Client(timeout=30) as client:
-        start, cpu0 = time.monotonic(), _cpu(pids)
+        start, cpu0 = time.monotonic(), cpu_seconds(pids)
         for _ in range(n):
             client.get(url).raise_for_status()
-        busy, scraped = time.monotonic() - start, _cpu(pids) - cpu0
-    cpu0 = _cpu(pids)
+        busy, scraped = time.monotonic() - start, cpu_seconds(pids) - cpu0
+    cpu0 = cpu_seconds(pids)
     time.sleep(busy)  # the same JVM, the same length of time, no extra scrapes
-    idle = _cpu(pids) - cpu0
+    idle = cpu_seconds(pids) - cpu0
     return max(0.0, scraped - idle) / n
 
 
@@ -86,9 +72,9 @@ def main(seconds: int = 120, scrapes: int = 200) -> None:
         "postgres-exporter": _tree("postgres-exporter"),
         "postgres backends of the monitor role": _monitor_backends(),
     }
-    before = {k: _cpu(v) for k, v in groups.items()}
+    before = {k: cpu_seconds(v) for k, v in groups.items()}
     time.sleep(seconds)
-    cost = {k: (_cpu(v) - before[k]) / seconds for k, v in groups.items()}
+    cost = {k: (cpu_seconds(v) - before[k]) / seconds for k, v in groups.items()}
     for jvm, port in (("kafka", observe.kafka_jmx_port), ("connect", observe.connect_jmx_port)):
         cost[f"JMX agent in {jvm} ({interval:.0f} s scrapes)"] = (
             _per_scrape(jvm, port, scrapes) / interval

@@ -40,6 +40,21 @@ def process_tree(root: int) -> list[int]:
     return found
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """CPU seconds (user + system, all threads) used so far by these processes; 0 for a gone one."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / TICK
+
+
 def process_usage(pid: int) -> tuple[int, int]:
     """(PSS bytes, open file descriptors) of one process, 0s when it is gone. PSS splits shared
     pages among their users: Postgres' shared buffers, counted once per backend by RSS, made a
