@@ -323,6 +323,8 @@ DUPLICATE_KEY = "value has a duplicate key in a JSON object"
 UNKNOWN = "unknown field {path}"
 MISSING = "missing field {path}"
 WRONG_TYPE = "wrong JSON type: {path} must be {json}"
+# Not a check of one record: a valid event whose id was counted with other content (4c).
+REUSED_ID = "event id reused with different content"
 
 
 def unknown(obj: str, name: str) -> str:

@@ -151,6 +151,9 @@ applied_events = Table(
     Column("kafka_timestamp", TIMESTAMPTZ),
     Column("query_id", Text),
     Column("batch_id", BigInteger),
+    # The event's content fingerprint (spark_jobs/aggregation/parse.py, migration 0012): a copy
+    # with the same id and another is a dead letter; null for ids remembered before it.
+    Column("fingerprint", BigInteger),
     schema="analytics",
     postgresql_partition_by="RANGE (occurred_at)",
 )

@@ -43,6 +43,8 @@ staged_records = Table(
     Column("status_rank", SmallInteger),
     Column("total_cents", BigInteger),
     Column("items", JSONB),
+    # The event's content fingerprint (spark_jobs/aggregation/parse.py; migration 0012).
+    Column("fingerprint", BigInteger),
     Column("topic", Text),
     Column("key", LargeBinary),
     Column("value", LargeBinary),

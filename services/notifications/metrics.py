@@ -44,3 +44,7 @@ LAG = Gauge(
 FORGOTTEN = Counter(
     "onceflow_notifications_forgotten_ids_total", "Notified ids dropped past the window"
 )
+CONFLICTS = Counter(
+    "onceflow_notifications_conflicting_duplicates_total",
+    "Copies of a notified event id with other content (dead letters: event id reused)",
+)

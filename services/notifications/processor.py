@@ -5,6 +5,7 @@ No transaction is ever open while the consumer polls, so a rebalance (which only
 inside poll) never finds one: revoked partitions were committed by the batch before.
 """
 
+import functools
 import logging
 import os
 import signal
@@ -28,14 +29,24 @@ from confluent_kafka.admin import AdminClient
 
 from onceflow.settings import NotificationSettings
 from services.notifications import metrics
-from services.notifications.batch import Batch, plan
-from services.notifications.restore import restore, wait_settled
+from services.notifications.batch import Batch, Position, plan
+from services.notifications.restore import CONTENT_HEADER, restore, wait_settled
 from services.notifications.seen import SeenIds
 from services.notifications.transform import Record
 
 log = logging.getLogger("onceflow.notifications")
 T = TypeVar("T")
 _RETRIES = 10
+# Errors that refuse one record for what it is, not for the broker's or the network's state:
+# its source record becomes a dead letter with the error's message, the rest of its batch goes on.
+REFUSED_RECORD = frozenset(
+    {
+        KafkaError.MSG_SIZE_TOO_LARGE,
+        KafkaError.RECORD_LIST_TOO_LARGE,
+        KafkaError.INVALID_RECORD,
+        KafkaError.INVALID_MSG_SIZE,
+    }
+)
 
 
 class LostInputError(RuntimeError):
@@ -65,6 +76,7 @@ class Processor:
         self._changelog_ends: dict[int, int] = {}
         self._transactions = 0
         self._output_mutated = False
+        self._refused: dict[Position, str] = {}  # in the open transaction: position -> reason
 
     def run(self, stop: threading.Event) -> None:
         """Process batches until `stop` is set; raise on a fatal error (the caller exits)."""
@@ -115,33 +127,66 @@ class Processor:
     def _transact(self, records: list[Record]) -> None:
         batch = plan(records, self._seen, self._notify.notify_max_event_bytes, self._horizon())
         started = time.monotonic()
-        self._changelog_ends = {}
-        try:
-            self._producer.begin_transaction()
-            self._produce(batch)
-            self._maybe_fault()
-            positions = [
-                TopicPartition(self._input, p, offset) for p, offset in batch.positions.items()
-            ]
-            self._retry(
-                lambda: self._producer.send_offsets_to_transaction(
-                    positions, self._consumer.consumer_group_metadata(), 30
-                )
-            )
-            self._retry(lambda: self._producer.commit_transaction(30))
-        except KafkaException as exc:
-            error: KafkaError = exc.args[0]
-            if error.fatal() or not error.txn_requires_abort():
-                raise
-            log.warning("transaction aborted: %s", error.str())
-            self._producer.abort_transaction(30)
-            metrics.TRANSACTIONS.labels("aborted").inc()
-            self._rewind(list(batch.positions))
-            return
+        alone: set[Position] = set()
+        failures = 0
+        while True:
+            try:
+                refused = self._attempt(batch, alone)
+            except KafkaException as exc:
+                error: KafkaError = exc.args[0]
+                # _STATE: a produce() in a transaction that already failed (abortable or not:
+                # aborting a fatally failed one raises, and the instance exits).
+                if error.fatal() or not (error.txn_requires_abort() or _in_failed(error)):
+                    raise
+                log.warning("transaction aborted: %s", error.str())
+                self._producer.abort_transaction(30)
+                metrics.TRANSACTIONS.labels("aborted").inc()
+                failures += 1
+                # Records the broker refused leave a gap in the producer's sequence numbers,
+                # which the next transaction meets; the abort bumped the epoch: try again.
+                if alone and failures < _RETRIES:
+                    continue
+                self._rewind(list(batch.positions))
+                return
+            if not refused:
+                break
+            # Refused alone: refused for what it is. The others may have been refused with the
+            # record set they shared: each is tried again alone.
+            settled = {at: why for at, why in refused.items() if at in alone}
+            alone |= refused.keys()
+            batch = batch.refusing(settled)
+            failures = 0
         metrics.COMMIT_SECONDS.observe(time.monotonic() - started)
         metrics.TRANSACTIONS.labels("committed").inc()
         self._seen.remember(batch.remembered, self._changelog_ends)
         batch.count()
+
+    def _attempt(self, batch: Batch, alone: set[Position]) -> dict[Position, str]:
+        """One transaction of `batch` (the notifications of records at `alone` each sent in a
+        record set of its own): committed, or, when the output topic refused notifications
+        for a data reason, aborted and those records' positions with the reason."""
+        self._changelog_ends = {}
+        self._refused = {}
+        self._producer.begin_transaction()
+        self._produce(batch, alone)
+        self._maybe_fault()
+        self._producer.flush(30)  # delivery reports (refusals) arrive here
+        if self._refused:
+            refused = sorted(self._refused.items())
+            log.warning("refused notifications: aborted, retried", extra={"refused": refused})
+            self._producer.abort_transaction(30)
+            metrics.TRANSACTIONS.labels("aborted").inc()
+            return self._refused
+        positions = [
+            TopicPartition(self._input, p, offset) for p, offset in batch.positions.items()
+        ]
+        self._retry(
+            lambda: self._producer.send_offsets_to_transaction(
+                positions, self._consumer.consumer_group_metadata(), 30
+            )
+        )
+        self._retry(lambda: self._producer.commit_transaction(30))
+        return {}
 
     def _maybe_fault(self) -> None:
         self._transactions += 1
@@ -151,20 +196,59 @@ class Processor:
             log.warning("fault before commit: %s", notify.notify_fault_signal)
             os.kill(os.getpid(), signal.Signals[notify.notify_fault_signal])
 
-    def _produce(self, batch: Batch) -> None:
+    def _produce(self, batch: Batch, alone: set[Position]) -> None:
+        try:
+            self._produce_all(batch, alone)
+        except KafkaException:
+            # A refusal reported meanwhile leaves the transaction unable to take more records.
+            self._producer.flush(30)
+            if not self._refused:
+                raise
+
+    def _produce_all(self, batch: Batch, alone: set[Position]) -> None:
         notify = self._notify
-        for n in self._mutated(batch.notifications):
-            self._producer.produce(notify.notify_topic, n.value, n.key, headers=n.headers)
+        sent = list(zip(batch.notifications, batch.sources, strict=True))
+        for out, source in self._mutated(sent):
+            at: Position = (source.partition, source.offset)
+            if at in alone:
+                self._producer.flush(30)
+            try:
+                self._producer.produce(
+                    notify.notify_topic,
+                    out.value,
+                    out.key,
+                    headers=out.headers,
+                    on_delivery=functools.partial(self._delivered_notification, at),
+                )
+            except KafkaException as exc:  # refused by the client before it was queued
+                if exc.args[0].code() not in REFUSED_RECORD:
+                    raise
+                self._refuse(at, exc.args[0])
+            if at in alone:
+                self._producer.flush(30)
         for d in batch.dead_letters:
             self._producer.produce(notify.notify_dlq_topic, d.value, d.key, headers=d.headers)
-        for partition, event_id, occurred_at in batch.changelog:
+        for partition, event_id, occurred_at, content in batch.changelog:
             self._producer.produce(
                 notify.notify_changelog_topic,
                 occurred_at.encode(),
                 event_id.encode(),
                 partition=partition,
+                headers=[(CONTENT_HEADER, content.encode())],
                 on_delivery=self._delivered,
             )
+
+    def _delivered_notification(
+        self, at: Position, error: KafkaError | None, _message: Message
+    ) -> None:
+        self._refuse(at, error)
+
+    def _refuse(self, at: Position, error: KafkaError | None) -> None:
+        """Note a notification refused for what it is (REFUSED_RECORD); any other delivery
+        error fails the commit, and takes the transaction's error path."""
+        if error is not None and error.code() in REFUSED_RECORD:
+            topic = self._notify.notify_topic
+            self._refused[at] = f"{topic} refused the notification: {error.str()}"
 
     def _mutated(self, notifications: list[T]) -> list[T]:
         """TEST ONLY: the notifications as sent, one lost or doubled when the fault asks."""
@@ -254,6 +338,11 @@ class Processor:
             (position,) = self._consumer.position([tp])
             if high >= 0 and position.offset >= 0:
                 metrics.LAG.labels(str(tp.partition)).set(high - position.offset)
+
+
+def _in_failed(error: KafkaError) -> bool:
+    """Whether the error is a produce() refused because the transaction had already failed."""
+    return bool(error.code() == KafkaError._STATE)
 
 
 def _record(message: Message, partition: int, offset: int) -> Record:

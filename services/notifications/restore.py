@@ -17,6 +17,9 @@ from services.notifications.seen import Entry, SeenIds, epoch_of
 
 log = logging.getLogger("onceflow.notifications")
 _CHUNK = 10_000
+Headers = dict[str, str | bytes | None] | list[tuple[str, str | bytes | None]] | None
+# The changelog record's header holding its event's content fingerprint (value: occurred_at).
+CONTENT_HEADER = "content"
 
 
 def wait_settled(admin: AdminClient, topic: str, partitions: list[int], timeout: float) -> None:
@@ -76,7 +79,8 @@ def restore(reader: Consumer, seen: SeenIds, topic: str, partitions: list[int]) 
                     continue
                 key, value = message.key(), message.value()
                 if key is not None and value is not None:
-                    entries.append((partition, key.decode(), epoch_of(value.decode())))
+                    content = changelog_content(message.headers())
+                    entries.append((partition, key.decode(), epoch_of(value.decode()), content))
                 ends[partition] = offset + 1
                 if len(entries) >= _CHUNK:
                     total += _flush(seen, entries, ends)
@@ -85,6 +89,15 @@ def restore(reader: Consumer, seen: SeenIds, topic: str, partitions: list[int]) 
         reader.unassign()
     log.info("restored notified ids", extra={"partitions": partitions, "ids": total})
     return total
+
+
+def changelog_content(headers: Headers) -> str | None:
+    """The content fingerprint a changelog record carries (None: written before fingerprints)."""
+    items = headers.items() if isinstance(headers, dict) else headers or []
+    for name, value in items:
+        if name == CONTENT_HEADER and value is not None:
+            return value.decode() if isinstance(value, bytes) else value
+    return None
 
 
 def _flush(seen: SeenIds, entries: list[Entry], ends: dict[int, int]) -> int:

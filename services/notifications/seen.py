@@ -4,6 +4,10 @@ The truth is the changelog topic, written in the same Kafka transaction as the n
 and the input offsets. This cache only spares re-reading all of it: it records, per partition,
 the changelog offset it has read up to, and is written after a transaction commits (so it is
 never ahead of the changelog). Deleting the file costs one full re-read, nothing else.
+
+Each id keeps its event's content fingerprint (fingerprint.py, in hex), so a copy with
+the same id and other content is recognised; ids remembered without one (by a version before
+fingerprints, in the changelog or in an older cache) have NULL: their content is unknown.
 """
 
 import sqlite3
@@ -13,13 +17,15 @@ from pathlib import Path
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS seen (
-    partition INTEGER NOT NULL, event_id TEXT NOT NULL, occurred INTEGER NOT NULL,
+    partition INTEGER NOT NULL, event_id TEXT NOT NULL, occurred INTEGER NOT NULL, content TEXT,
     PRIMARY KEY (partition, event_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS seen_occurred ON seen (occurred);
 CREATE TABLE IF NOT EXISTS restored (
     partition INTEGER PRIMARY KEY, next_offset INTEGER NOT NULL);
 """
-Entry = tuple[int, str, int]  # partition, event id, occurred_at (epoch seconds)
+# An older cache's table gains the column (NULL: content unknown).
+_FINGERPRINT = "ALTER TABLE seen ADD COLUMN content TEXT"
+Entry = tuple[int, str, int, str | None]  # partition, event id, occurred_at (epoch s), content
 
 
 def epoch_of(occurred_at: str) -> int:
@@ -35,6 +41,9 @@ class SeenIds:
         self._db = sqlite3.connect(path, isolation_level=None)
         # A cache: losing the last writes on a power cut costs a re-read, never correctness.
         self._db.executescript("PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;" + _SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(seen)")}
+        if "content" not in columns:
+            self._db.execute(_FINGERPRINT)
 
     def next_offset(self, partition: int) -> int | None:
         """The changelog offset to restore `partition` from (None: from its beginning)."""
@@ -43,20 +52,21 @@ class SeenIds:
         ).fetchone()
         return None if row is None else int(row[0])
 
-    def known(self, partition: int, event_ids: list[str]) -> set[str]:
-        """Which of `event_ids` were already notified from `partition`."""
+    def known(self, partition: int, event_ids: list[str]) -> dict[str, str | None]:
+        """Which of `event_ids` were already notified from `partition`, each with its content
+        fingerprint (None: unknown)."""
         marks = ",".join("?" * len(event_ids))
         rows = self._db.execute(
-            f"SELECT event_id FROM seen WHERE partition = ? AND event_id IN ({marks})",
+            f"SELECT event_id, content FROM seen WHERE partition = ? AND event_id IN ({marks})",
             (partition, *event_ids),
         )
-        return {row[0] for row in rows}
+        return {event_id: content for event_id, content in rows}
 
     def remember(self, entries: Iterable[Entry], next_offsets: dict[int, int]) -> None:
         """Add committed ids and move each partition's restore point, in one SQLite commit."""
         with self._db:
             self._db.execute("BEGIN")
-            self._db.executemany("INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", entries)
+            self._db.executemany("INSERT OR IGNORE INTO seen VALUES (?, ?, ?, ?)", entries)
             self._db.executemany(
                 "INSERT INTO restored VALUES (?, ?) ON CONFLICT (partition) DO UPDATE "
                 "SET next_offset = max(next_offset, excluded.next_offset)",

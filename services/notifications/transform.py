@@ -8,6 +8,7 @@ import orjson
 
 from onceflow import contract as C  # noqa: N812
 from onceflow.events import InvalidEventError, OrderEvent, parse
+from services.notifications.fingerprint import fingerprint
 
 NAMESPACE = uuid.UUID(C.NOTIFICATION_NAMESPACE)
 # Display only: minor units per major unit (ISO 4217 exponent); the contract's default
@@ -41,6 +42,7 @@ class Notification:
     key: bytes
     value: bytes
     headers: Headers
+    content: str  # the event's content fingerprint (fingerprint.py), in hex
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,7 @@ def notification_id(event_id: str) -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-def notify(event: OrderEvent) -> Notification:
+def notify(event: OrderEvent, content: str) -> Notification:
     """The notification of a valid event (contract section 4b)."""
     kind = C.EventType(event.event_type)
     nid = notification_id(event.event_id)
@@ -84,7 +86,17 @@ def notify(event: OrderEvent) -> Notification:
         "occurred_at": event.occurred_at,
     }
     headers: Headers = [("id", nid.encode()), ("eventId", event.event_id.encode())]
-    return Notification(event, event.customer_id.encode(), orjson.dumps(doc), headers)
+    return Notification(event, event.customer_id.encode(), orjson.dumps(doc), headers, content)
+
+
+def dead_letter(record: Record, reason: str) -> DeadLetter:
+    """The dead letter of `record`: the raw record, why, and where it was read."""
+    headers: Headers = [
+        ("error", reason.encode()),
+        ("sourcePartition", str(record.partition).encode()),
+        ("sourceOffset", str(record.offset).encode()),
+    ]
+    return DeadLetter(record.key, record.value, headers)
 
 
 def route(record: Record, max_bytes: int) -> Notification | DeadLetter:
@@ -92,10 +104,6 @@ def route(record: Record, max_bytes: int) -> Notification | DeadLetter:
     try:
         event = parse(record.key, record.value, record.headers, max_bytes)
     except InvalidEventError as error:
-        headers: Headers = [
-            ("error", str(error).encode()),
-            ("sourcePartition", str(record.partition).encode()),
-            ("sourceOffset", str(record.offset).encode()),
-        ]
-        return DeadLetter(record.key, record.value, headers)
-    return notify(event)
+        return dead_letter(record, str(error))
+    assert record.value is not None  # parse refuses a missing value
+    return notify(event, fingerprint(record.value).hex())

@@ -342,6 +342,14 @@ def classify(raw: DataFrame, max_event_bytes: int) -> DataFrame:
     )
 
 
+def fingerprint(ev: Column) -> Column:
+    """The event's content fingerprint: Spark's xxhash64 of the typed event (its fields, not its
+    text), so the same event with another key order, whitespace or escapes has the same one;
+    meaningful only for a valid event, whose every field is present. services/ops/
+    fingerprint.py computes the same without Spark."""
+    return F.xxhash64(ev)
+
+
 def annotated(classified: DataFrame) -> DataFrame:
     """Every record with its typed event columns (meaningful only where `error` is null), its
     raw key and value, and `error`: one pass serves both outputs (events and dead letters)."""
@@ -362,6 +370,7 @@ def annotated(classified: DataFrame) -> DataFrame:
         ev["order"]["status"].alias("status"),
         ev["order"]["total_cents"].alias("total_cents"),
         ev["order"]["items"].alias("items"),
+        fingerprint(ev).alias("fingerprint"),
         "key",
         "value",
         "error",

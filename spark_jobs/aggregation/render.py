@@ -8,6 +8,8 @@ empty, so nothing half-parsed reaches a typed column and the valid events' raw b
 written twice. Both come from one pass over the batch: it is neither cached nor read twice.
 """
 
+from collections.abc import Sequence
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 
@@ -49,3 +51,23 @@ def staged_rows(raw: DataFrame, max_event_bytes: int, query_id: str, batch_id: i
         F.lit(batch_id).cast("long").alias("batch_id"),
         *[column(name).alias(name) for name in staging.COLUMNS],
     )
+
+
+def raw_records(
+    raw: DataFrame, positions: Sequence[tuple[int, int]]
+) -> dict[tuple[int, int], tuple[bytes | None, bytes | None]]:
+    """The key and value of the raw Kafka rows at `positions` (partition, offset), read again
+    (the batch's offsets are fixed): the rare dead letters whose raw bytes were not staged."""
+    wanted = raw.sparkSession.createDataFrame(list(positions), "partition int, offset long").hint(
+        "broadcast"
+    )
+    rows = raw.join(wanted, ["partition", "offset"]).select("partition", "offset", "key", "value")
+    return {
+        (int(r["partition"]), int(r["offset"])): (_bytes(r["key"]), _bytes(r["value"]))
+        for r in rows.collect()
+    }
+
+
+def _bytes(value: bytearray | None) -> bytes | None:
+    """Spark's binary (a bytearray) as bytes."""
+    return None if value is None else bytes(value)

@@ -78,6 +78,9 @@ EVENTS = StagedTable(
         Staged("status_rank", "smallint"),
         Staged("total_cents", "bigint"),
         Staged("items", "jsonb"),
+        # A hash of the event's parsed content (parse.py): copies of one event id with other
+        # content are dead letters (merge.py; migration 0012).
+        Staged("fingerprint", "bigint"),
     ),
     "error IS NULL",
 )
@@ -92,6 +95,26 @@ DEAD_LETTERS = StagedTable(
         Staged("error", "text"),
     ),
     "error IS NOT NULL",
+)
+# Inside the fold: the records whose event id was counted (or comes first in the batch) with
+# other content, each with its key (a valid event's key is its order id).
+REUSED = StagedTable(
+    "t_reused",
+    (
+        Staged("kafka_partition", "integer"),
+        Staged("kafka_offset", "bigint"),
+        Staged("key", "bytea"),
+    ),
+)
+# Inside the fold: the batch's new event ids an earlier batch counted, with the fingerprints it
+# remembered and whether one was remembered without (unknown content).
+COUNTED = StagedTable(
+    "t_counted",
+    (
+        Staged("event_id", "uuid"),
+        Staged("fingerprints", "bigint[]"),
+        Staged("unknown", "boolean"),
+    ),
 )
 # The staging area's columns after KEY: every temp table's, once, in this order.
 COLUMNS = tuple(dict.fromkeys((*EVENTS.names, *DEAD_LETTERS.names)))

@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 from pyspark.sql import SparkSession
 
+from services.ops.fingerprint import fingerprint
 from tests.spark.aggregation.records import KAFKA_TS, errors, event, record, staged
 
 CONTROL = "\t\n\r\\"
@@ -17,6 +18,7 @@ def test_a_valid_event_is_staged_with_every_column_in_place(spark: SparkSession)
     out = staged(spark, [record(e)])
     assert out["t_dead"] == []
     (row,) = out["t_events"]
+    assert int(row.pop("fingerprint")) == fingerprint(e)  # its content's (services/ops)
     assert {**row, "items": orjson.loads(row["items"])} == {
         "kafka_partition": "0",
         "kafka_offset": "0",

@@ -24,7 +24,8 @@ def test_each_staged_table_is_created_with_its_columns_in_order() -> None:
         "CREATE TEMP TABLE IF NOT EXISTS t_events (kafka_partition integer, kafka_offset bigint,"
         " kafka_timestamp timestamptz, event_id uuid, event_type text, occurred_at timestamptz,"
         " day date, order_id text, customer_id text, currency text, status text,"
-        " status_rank smallint, total_cents bigint, items jsonb) ON COMMIT DELETE ROWS"
+        " status_rank smallint, total_cents bigint, items jsonb, fingerprint bigint)"
+        " ON COMMIT DELETE ROWS"
     )
     assert merge.NEW.columns == staging.EVENTS.columns
 

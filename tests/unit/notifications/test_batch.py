@@ -16,7 +16,7 @@ def as_record(e: dict[str, object], partition: int, offset: int) -> Record:
 def test_a_batch_skips_known_and_repeated_ids_and_commits_past_everything(tmp_path: Path) -> None:
     seen = SeenIds(tmp_path / "seen.sqlite")
     old, new, other = event(), event(), event()
-    seen.remember([(0, old["event_id"], epoch_of(old["occurred_at"]))], {0: 7})
+    seen.remember([(0, old["event_id"], epoch_of(old["occurred_at"]), None)], {0: 7})
     records = [
         as_record(old, 0, 10),
         as_record(new, 0, 11),
@@ -29,7 +29,7 @@ def test_a_batch_skips_known_and_repeated_ids_and_commits_past_everything(tmp_pa
     assert batch.duplicates == 2
     assert len(batch.dead_letters) == 1
     assert batch.positions == {0: 14, 1: 6}
-    assert [(p, i) for p, i, _ in batch.remembered] == [
+    assert [(p, i) for p, i, _, _ in batch.remembered] == [
         (0, new["event_id"]),
         (1, other["event_id"]),
     ]
@@ -45,10 +45,10 @@ def test_events_before_the_window_are_counted_late(tmp_path: Path) -> None:
 
 def test_the_cache_forgets_before_the_window_and_keeps_its_restore_points(tmp_path: Path) -> None:
     seen = SeenIds(tmp_path / "seen.sqlite")
-    seen.remember([(0, "a", 100), (0, "b", 200)], {0: 5})
+    seen.remember([(0, "a", 100, None), (0, "b", 200, "f")], {0: 5})
     seen.remember([], {0: 3})  # a restore point never moves back
     assert seen.forget_before(150) == 1
-    assert seen.known(0, ["a", "b"]) == {"b"}
+    assert seen.known(0, ["a", "b"]) == {"b": "f"}
     seen.close()
     again = SeenIds(tmp_path / "seen.sqlite")
     assert again.next_offset(0) == 5
