@@ -35,16 +35,25 @@ END $$
 """
 
 
+def definition(name: str, earlier: Path | None = None) -> Path:
+    """The file of function `name` as the revision of history folder `earlier` had it.
+
+    A folder of migrations/sql/history/ holds the definitions its revision had of the functions
+    the next function-changing migration changed; a function changed only later is in a later
+    folder. So the first folder from `earlier` on that holds it wins, else FOLDER."""
+    if earlier is not None:
+        for folder in sorted(f for f in HISTORY.iterdir() if f.name >= earlier.name):
+            if (file := folder / f"{name}.sql").exists():
+                return file
+    return FOLDER / f"{name}.sql"
+
+
 def replace_all(op: Any, *, earlier: Path | None = None) -> None:
     """Drop every function of schema orders, create each from its file, grant EXECUTE.
 
-    A downgrade passes `earlier`, a folder of migrations/sql/history/ holding the definitions
-    its revision had of the functions that changed since; the others come from FOLDER."""
+    A downgrade passes `earlier`, the history folder of the revision it returns to."""
     op.execute(DROP_ALL)
     for name in ORDER:
-        file = earlier / f"{name}.sql" if earlier is not None else None
-        op.execute(
-            (file if file is not None and file.exists() else FOLDER / f"{name}.sql").read_text()
-        )
+        op.execute(definition(name, earlier).read_text())
     op.execute("REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA orders FROM PUBLIC")
     op.execute("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA orders TO onceflow_app")

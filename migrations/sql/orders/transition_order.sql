@@ -6,6 +6,7 @@ CREATE FUNCTION orders.transition_order(
     p_scope text, p_key text, p_fingerprint bytea, p_lock_timeout text,
     p_order_id uuid, p_action text, p_from text[], p_to text, p_event_type text,
     p_event_id uuid, p_traceparent text, p_problems jsonb, p_client_id uuid,
+    p_schema_version integer,
     OUT outcome text, OUT status integer, OUT body jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -42,8 +43,8 @@ BEGIN
         RETURNING o.* INTO v_order;
         IF FOUND THEN
             v_body := orders.order_json(v_order, orders.items_json(p_order_id));
-            PERFORM orders.emit_event(p_event_id, p_event_type, p_order_id, v_body,
-                                      v_order.updated_at, p_traceparent);
+            PERFORM orders.emit_event(p_event_id, p_event_type, p_schema_version, p_order_id,
+                                      v_body, v_order.updated_at, p_traceparent);
             outcome := 'changed'; v_status := 200;
         ELSE
             SELECT o.status INTO v_current FROM orders.orders o WHERE o.id = p_order_id;

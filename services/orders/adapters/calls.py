@@ -1,5 +1,6 @@
 """The SQL calls of the write functions (migrations/sql/orders/): one statement each, compiled
-once at import, with NAMED arguments (`p_<name> => %(<name>)s`) taken from a command."""
+once at import, with NAMED arguments (`p_<name> => %(<name>)s`) taken from a command and the
+contract (the status, event type and schema version the SQL writes)."""
 
 from typing import Any
 
@@ -7,7 +8,7 @@ import orjson
 from sqlalchemy import ColumnElement, Text, literal_column, select, text
 from sqlalchemy import cast as sql_cast
 
-from onceflow.contract import TRANSITIONS
+from onceflow.contract import SCHEMA_VERSION, STATUS_AFTER, TRANSITIONS, EventType
 from services.orders.adapters.compiled import to_sql
 from services.orders.domain.commands import KeyClaim, PlaceOrder, TransitionOrder
 
@@ -36,6 +37,7 @@ PLACE = call(
     *("order_id", "event_id", "customer_id", "currency", "items:jsonb", "total_cents"),
     "traceparent",
     "client_id",
+    *("status", "event_type", "schema_version"),
 )
 TRANSITION = call(
     "orders.transition_order",
@@ -43,6 +45,7 @@ TRANSITION = call(
     *("order_id", "action", "from", "to", "event_type", "event_id", "traceparent"),
     "problems:jsonb",
     "client_id",
+    "schema_version",
 )
 
 
@@ -57,7 +60,8 @@ def claim_args(claim: KeyClaim, lock_timeout: str) -> dict[str, Any]:
 
 
 def place_args(command: PlaceOrder, *, lock_timeout: str) -> dict[str, Any]:
-    """PLACE's arguments for `command` (the total is the domain's, never the client's)."""
+    """PLACE's arguments for `command` (the total is the domain's, never the client's), and
+    the contract's status, event type and schema version of a placed order."""
     return {
         **claim_args(command.claim, lock_timeout),
         "order_id": command.order_id,
@@ -68,6 +72,9 @@ def place_args(command: PlaceOrder, *, lock_timeout: str) -> dict[str, Any]:
         "total_cents": command.total_cents,
         "traceparent": command.traceparent,
         "client_id": command.client_id,
+        "status": STATUS_AFTER[EventType.PLACED].value,
+        "event_type": EventType.PLACED.value,
+        "schema_version": SCHEMA_VERSION,
     }
 
 
@@ -88,4 +95,5 @@ def transition_args(
         "traceparent": command.traceparent,
         "problems": problems,
         "client_id": command.client_id,
+        "schema_version": SCHEMA_VERSION,
     }

@@ -53,20 +53,23 @@ class OrderIn(BaseModel):
 class ItemOut(BaseModel):
     """One order line as stored."""
 
-    sku: str
-    quantity: int
-    unit_price_cents: int
+    sku: Identifier
+    quantity: Quantity
+    unit_price_cents: UnitPrice
 
 
 class OrderOut(BaseModel):
-    """An order, as returned by every endpoint and carried in events."""
+    """An order, as returned by every endpoint and carried in events (held against the event's
+    definition, onceflow/event_definition.py, by tests/unit/events/test_definition_holds.py)."""
 
     id: UUID
-    customer_id: str
-    currency: str
+    customer_id: Identifier
+    currency: Annotated[str, Field(max_length=contract.CURRENCY_LENGTH, pattern=CURRENCY_PATTERN)]
     status: OrderStatus
-    total_cents: int
-    items: list[ItemOut]
+    total_cents: Annotated[int, Field(ge=0, le=contract.MAX_TOTAL_CENTS)]
+    items: Annotated[
+        list[ItemOut], Field(min_length=contract.MIN_ITEMS, max_length=contract.MAX_ITEMS)
+    ]
     created_at: AwareDatetime
     updated_at: AwareDatetime
 

@@ -1,4 +1,5 @@
-"""Every function file in migrations/sql/orders is created by the migrations, in a known order."""
+"""Every function file in migrations/sql/orders is created by the migrations, in a known order,
+and a downgrade finds each function as its revision had it in migrations/sql/history."""
 
 from migrations import functions
 
@@ -13,3 +14,19 @@ def test_each_file_defines_the_function_it_is_named_after() -> None:
     for name in functions.ORDER:
         text = (functions.FOLDER / f"{name}.sql").read_text()
         assert f"CREATE FUNCTION orders.{name}(" in text, name
+
+
+def test_a_downgrade_finds_each_body_its_revision_had() -> None:
+    at_0005 = functions.HISTORY / "0005"
+    assert functions.definition("place_order", at_0005) == at_0005 / "place_order.sql"
+    # emit_event changed first after 0012 (0013): 0005 had the body 0012 kept.
+    at_0012 = functions.HISTORY / "0012" / "emit_event.sql"
+    assert functions.definition("emit_event", at_0005) == at_0012
+    assert functions.definition("iso_utc", at_0005) == functions.FOLDER / "iso_utc.sql"
+    assert functions.definition("emit_event") == functions.FOLDER / "emit_event.sql"
+
+
+def test_each_history_file_defines_the_function_it_is_named_after() -> None:
+    for file in functions.HISTORY.glob("*/*.sql"):
+        if file.stem in functions.ORDER:
+            assert f"CREATE FUNCTION orders.{file.stem}(" in file.read_text(), file

@@ -1,5 +1,6 @@
 """The write functions' SQL calls (no database): named arguments that match the commands, the
-contract's state machine passed in, a NULL body kept as None, pgbench in step with the API."""
+contract's state machine, event types and schema version passed in, a NULL body kept as None,
+pgbench in step with the API."""
 
 import re
 from uuid import UUID
@@ -7,7 +8,7 @@ from uuid import UUID
 import orjson
 import pytest
 
-from onceflow.contract import TRANSITIONS, Action
+from onceflow.contract import SCHEMA_VERSION, STATUS_AFTER, TRANSITIONS, Action, EventType
 from onceflow.paths import ROOT
 from services.orders.adapters.calls import PLACE, TRANSITION, place_args, transition_args
 from services.orders.adapters.repository import outcome_of
@@ -54,10 +55,11 @@ def test_transition_passes_the_contracts_rule_for_the_action(action: Action) -> 
     args = transition_args(command, lock_timeout="50ms", problems=STORED)
     assert named(TRANSITION) == placeholders(TRANSITION) == list(args)
     rule = TRANSITIONS[action]
-    assert (set(args["from"]), args["to"], args["event_type"]) == (
+    assert (set(args["from"]), args["to"], args["event_type"], args["schema_version"]) == (
         set(rule.sources),
         rule.target,
         rule.event_type,
+        SCHEMA_VERSION,
     )
 
 
@@ -71,3 +73,19 @@ def test_pgbench_runs_the_call_the_api_issues() -> None:
     call = " ".join(PLACE.split()).split("(p_")[0]  # SELECT ... FROM orders.place_order
     assert call in " ".join(bench.split())
     assert named(bench) == named(PLACE)
+
+
+def test_place_and_pgbench_pass_the_contracts_event() -> None:
+    command = place_command(
+        client_id=CLIENT, key="k", customer_id="c", currency="EUR", items=ITEMS, traceparent=TRACE
+    )
+    args = place_args(command, lock_timeout="50ms")
+    contract = {
+        "status": STATUS_AFTER[EventType.PLACED],
+        "event_type": EventType.PLACED,
+        "schema_version": SCHEMA_VERSION,
+    }
+    assert {name: args[name] for name in contract} == contract
+    bench = (ROOT / "bench" / "place_order.sql").read_text()
+    literals = dict(re.findall(r"\bp_(\w+) => '?(\w+)'?[,)]", bench))
+    assert {name: literals[name] for name in contract} == {k: str(v) for k, v in contract.items()}
