@@ -20,6 +20,7 @@ Fault = Literal[
     "crash_before_write",
     "lose_one_event",
     "duplicate_one_event",
+    "crash_mid_isolation",
 ]
 
 
@@ -81,6 +82,8 @@ class AggregationSettings(TopologySettings):
     # crash_before_write: after the executors staged the batch, before the fold transaction.
     # lose_one_event / duplicate_one_event: the first batch with new events counts one of them
     # not at all / twice (the oracles must notice: tests/integration/test_mutations.py).
+    # crash_mid_isolation: while records the database refused are isolated, after a piece
+    # applied under its savepoint, before commit (sink.py, isolate.py).
     fault: Fault = ""
     # The fault fires on the n-th batch with records that this process applies (1 = first).
     fault_after_batches: int = 1

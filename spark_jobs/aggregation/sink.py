@@ -16,8 +16,17 @@ Per micro-batch:
    aggregates per key), record dead letters once, bump freshness, release the staged rows,
    write the ledger row with the Kafka offsets covered, commit.
 The tables therefore change exactly once per event, whatever crashes or replays happen.
+
+No record can stop a batch: a record the database refuses for a data reason the checks missed
+(SQLSTATE class 22 or 23, sqlstates.py) becomes a dead letter with the database's message, and
+the rest of the batch is applied exactly once. When the executors' staging is refused, the
+driver stages the batch instead, in pieces under savepoints (restage.py); when the fold is
+refused, it rolls back and runs again piece by piece, in one transaction with the ledger row
+(refold.py). Every other failure (connection lost, Postgres down, a deadlock) fails the batch as
+before: Spark re-runs it and the ledger decides. The set-based fold is unchanged.
 """
 
+import functools
 import json
 import logging
 import os
@@ -33,12 +42,23 @@ from psycopg_pool import ConnectionPool
 from pyspark.sql import DataFrame
 
 from onceflow.settings import AggregationSettings, Settings
-from spark_jobs.aggregation import merge, render, stage, staging, unstage
+from spark_jobs.aggregation import (
+    merge,
+    refold,
+    render,
+    restage,
+    sqlstates,
+    stage,
+    staging,
+    unstage,
+)
 from spark_jobs.aggregation.statements import sql
 
 log = logging.getLogger("onceflow.aggregation.sink")
 
 Conn = psycopg.Connection[tuple[Any, ...]]
+# How the fold's transaction applies the loaded batch: (connection, cursor, query id, batch id).
+Folder = Callable[[Conn, merge.Cursor, str, int], merge.Merged]
 
 LEDGER_HAS = "SELECT 1 FROM analytics.applied_batches WHERE query_id = %s AND batch_id = %s"
 FRESHNESS_OF = "SELECT last_event_at FROM analytics.freshness WHERE stream = %s"
@@ -55,6 +75,8 @@ class BatchResult:
     duplicates: int = 0
     late_events: int = 0
     dead_letters: int = 0
+    # Of the dead letters: copies of a counted event id with other content (merge.Merged).
+    conflicts: int = 0
     spark_seconds: float = 0.0
     postgres_seconds: float = 0.0
     skipped: bool = False
@@ -153,7 +175,7 @@ class PostgresSink:
         spark_seconds = time.monotonic() - started
         self.applied += 1
         fault(self.settings, "crash_before_write", self.applied)
-        result = self.fold(batch_id, staged, spark_seconds)
+        result = self.fold(batch_id, staged, spark_seconds, df)
         fault(self.settings, "crash_after_commit", self.applied)
         return result
 
@@ -163,7 +185,36 @@ class PostgresSink:
         with self.pool.connection() as conn, conn.transaction():
             stage.discard(conn, query_id, batch_id)
         rows = render.staged_rows(df, self.settings.agg_max_event_bytes, query_id, batch_id)
-        return stage.stage(rows, self.target)
+        try:
+            return stage.stage(rows, self.target)
+        except Exception as exc:  # the Spark job failed (py4j): is it the data's fault?
+            if not sqlstates.is_data_error(exc):
+                raise
+            log.warning(
+                "batch %d: the staging area refused a record (SQLSTATE %s): staging the batch"
+                " from the driver, a refused record becomes a dead letter",
+                batch_id,
+                ", ".join(sorted({str(state) for state in sqlstates.states_of(exc)})),
+            )
+        with self.pool.connection() as conn:
+            return restage.restage(
+                conn,
+                rows,
+                query_id,
+                batch_id,
+                topic=self.topic,
+                raw=self._raw(df),
+                after_piece=self._isolation_fault(self.applied + 1),
+            )
+
+    @staticmethod
+    def _raw(df: DataFrame | None) -> merge.RawRecords | None:
+        """Reads the batch's raw records at some positions again (dead letters' raw bytes)."""
+        return None if df is None else functools.partial(render.raw_records, df)
+
+    def _isolation_fault(self, applied: int) -> Callable[[], None]:
+        """TEST ONLY: the crash point while refused records are isolated."""
+        return lambda: fault(self.settings, "crash_mid_isolation", applied)
 
     def _mutate(self, cur: merge.Cursor) -> None:
         """TEST ONLY: lose or duplicate one event of the first batch with new events."""
@@ -172,8 +223,62 @@ class PostgresSink:
             log.warning("fault injection: %s (test only)", self.settings.fault)
             cur.execute(MUTATIONS[self.settings.fault])
 
-    def fold(self, batch_id: int, staged: staging.Counts, spark_seconds: float) -> BatchResult:
-        """Fold the staged batch into analytics.* and the ledger, in one transaction."""
+    def fold(
+        self,
+        batch_id: int,
+        staged: staging.Counts,
+        spark_seconds: float,
+        raw: DataFrame | None = None,
+    ) -> BatchResult:
+        """Fold the staged batch into analytics.* and the ledger, in one transaction (`raw`: the
+        batch's Kafka rows, read again for the raw bytes of its rare dead letters); when the
+        database refuses it for a data reason, again, piece by piece (refold.py)."""
+        raw_records = self._raw(raw)
+        try:
+            return self._fold(
+                batch_id, staged, spark_seconds, functools.partial(self._merge, raw_records)
+            )
+        except psycopg.Error as exc:
+            if not sqlstates.psycopg_is_data(exc):
+                raise
+            log.warning(
+                "batch %d: the database refused its fold (SQLSTATE %s: %s): folding it piece by"
+                " piece, a refused record becomes a dead letter",
+                batch_id,
+                exc.sqlstate,
+                exc.diag.message_primary or exc,
+            )
+        isolated = functools.partial(
+            refold.fold,
+            topic=self.topic,
+            raw=raw_records,
+            after_piece=self._isolation_fault(self.applied),
+        )
+        return self._fold(batch_id, staged, spark_seconds, isolated)
+
+    def _merge(
+        self,
+        raw_records: merge.RawRecords | None,
+        _conn: Conn,
+        cur: merge.Cursor,
+        query_id: str,
+        batch_id: int,
+    ) -> merge.Merged:
+        """The set-based fold of the whole batch (merge.py), with the test-only fault points."""
+        return merge.merge(
+            cur,
+            self.topic,
+            query_id=query_id,
+            batch_id=batch_id,
+            after_first_upsert=lambda: fault(self.settings, "crash_mid_write", self.applied),
+            before_upserts=self._mutate if self.settings.fault in MUTATIONS else None,
+            raw_records=raw_records,
+        )
+
+    def _fold(
+        self, batch_id: int, staged: staging.Counts, spark_seconds: float, fold_with: Folder
+    ) -> BatchResult:
+        """Fold the staged batch with `fold_with` and write the ledger row, in one transaction."""
         query_id = self.query_id()
         started = time.monotonic()
         with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
@@ -184,14 +289,7 @@ class PostgresSink:
                 return BatchResult(query_id, batch_id, skipped=True)
             merge.prepare(cur)
             unstage.load(cur, query_id, batch_id, staged)
-            merged = merge.merge(
-                cur,
-                self.topic,
-                query_id=query_id,
-                batch_id=batch_id,
-                after_first_upsert=lambda: fault(self.settings, "crash_mid_write", self.applied),
-                before_upserts=self._mutate if self.settings.fault in MUTATIONS else None,
-            )
+            merged = fold_with(conn, cur, query_id, batch_id)
             unstage.release(cur, query_id, batch_id)
             result = BatchResult(
                 query_id,
@@ -201,6 +299,7 @@ class PostgresSink:
                 duplicates=merged.valid_records - merged.events_new,
                 late_events=merged.late_events,
                 dead_letters=merged.dead_letters,
+                conflicts=merged.conflicts,
                 spark_seconds=spark_seconds,
                 offsets=merged.offsets,
                 newest_event_at=merged.newest_event_at,
