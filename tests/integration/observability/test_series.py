@@ -1,6 +1,7 @@
 """The series of docs/observability.md exist in Prometheus, from the real exporters: Connect
 and Debezium (JMX agent), the broker (JMX agent, after transactional traffic and a fenced
-producer made here) and PostgreSQL (the exporter's project queries)."""
+producer made here), PostgreSQL (the exporter's project queries) and supervisor (its event
+listener)."""
 
 import uuid
 from collections.abc import Iterator
@@ -10,6 +11,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from onceflow.settings import get_settings
+from stack.components import components
 from tests.integration.observability.prom import value, wait_for_samples
 
 pytestmark = pytest.mark.integration
@@ -161,3 +163,15 @@ def test_a_fenced_producer_shows_in_the_error_counts(fenced: str) -> None:
     )
     assert {s["metric"]["job"] for s in samples} == {"kafka"}
     assert all(value(s) > 0 for s in samples)
+
+
+def test_supervisor_reports_every_programs_starts_and_running_processes() -> None:
+    names = {c.name for c in components(get_settings())}
+    requested = wait_for_samples('onceflow_supervisor_process_starts_total{trigger="requested"}')
+    started = {s["metric"]["program"]: value(s) for s in requested}
+    assert names <= started.keys()
+    assert all(started[name] >= 1 for name in names)  # `make up` started each
+    automatic = wait_for_samples('onceflow_supervisor_process_starts_total{trigger="automatic"}')
+    assert names <= {s["metric"]["program"] for s in automatic}  # at 0 until a restart
+    running = wait_for_samples("onceflow_supervisor_process_start_time_seconds")
+    assert names <= {s["metric"]["program"] for s in running}
