@@ -70,6 +70,10 @@ class JobMetrics:
             ("result",),
         )
         self.dead_letters = counter("dead_letters_total", "Records recorded as dead letters")
+        self.conflicts = counter(
+            "conflicting_duplicates_total",
+            "Of the dead letters: copies of a counted event id with other content",
+        )
         self.sink_seconds = Histogram(
             PREFIX + "sink_seconds",
             "Seconds per applied batch: spark (parse, render, stage on the executors),"
@@ -157,6 +161,7 @@ class JobMetrics:
         self.events.labels("late").inc(result.late_events)
         self.events.labels("duplicate").inc(result.duplicates)
         self.dead_letters.inc(result.dead_letters)
+        self.conflicts.inc(result.conflicts)
         self.sink_seconds.labels("spark").observe(result.spark_seconds)
         self.sink_seconds.labels("postgres").observe(result.postgres_seconds)
 
