@@ -43,10 +43,6 @@ REFUSED = (
 )
 _DEAD = ", ".join(staging.DEAD_LETTERS.names)
 RESTORE_DEAD = f"INSERT INTO {staging.DEAD_LETTERS.name} ({_DEAD}) SELECT {_DEAD} FROM {HELD_DEAD}"
-DEAD_LETTER = (
-    f"INSERT INTO {staging.DEAD_LETTERS.name}"
-    " (topic, kafka_partition, kafka_offset, key, value, error) VALUES (%s, %s, %s, %s, %s, %s)"
-)
 
 
 def _emptying(cur: Cursor) -> list[str]:
@@ -97,7 +93,7 @@ def _dead_letters(
     for piece, p, o in rows:
         key, value = records.get((p, o), (None, None))
         log.warning("record %d@%d is a dead letter: %s", o, p, reasons[piece])
-        cur.execute(DEAD_LETTER, (topic, p, o, key, value, reasons[piece]))
+        cur.execute(merge.ADD_DEAD_LETTER, (topic, p, o, key, value, reasons[piece]))
 
 
 def fold(

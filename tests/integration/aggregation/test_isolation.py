@@ -12,10 +12,11 @@ from typing import Any
 
 import psycopg
 import pytest
+from py4j.protocol import Py4JJavaError
 from pyspark.sql import SparkSession
 
 from onceflow.settings import Settings, get_settings
-from spark_jobs.aggregation import isolate
+from spark_jobs.aggregation import isolate, sqlstates
 from tests.integration.aggregation.conftest import Pipeline
 from tests.integration.aggregation.history import (
     Event,
@@ -45,6 +46,13 @@ def refuse_poison(settings: Settings, table: str) -> None:
             f"ALTER TABLE {table} ADD CONSTRAINT {CONSTRAINT}"
             f" CHECK (customer_id IS DISTINCT FROM '{POISON}')"
         )
+
+
+def privilege(settings: Settings, change: str, table: str) -> None:
+    """TEST ONLY: GRANT or REVOKE the job's INSERT on `table` (refused: SQLSTATE 42501)."""
+    with psycopg.connect(settings.dsn("owner"), autocommit=True) as conn:
+        direction = "TO" if change == "GRANT" else "FROM"
+        conn.execute(f"{change} INSERT ON {table} {direction} onceflow_spark")
 
 
 def poisoned(seed: int) -> Event:
@@ -120,6 +128,26 @@ def test_the_sink_dead_letters_what_the_database_refuses_and_folds_the_rest_once
     assert scratch.sink.apply(df, 0).skipped
     assert_exact(scratch, EVENTS)
     assert scratch.count("dead_letters") == len(BAD) + 1
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_a_failure_that_is_not_the_data_s_keeps_the_retry_path(
+    spark: SparkSession, scratch: Scratch, place: str
+) -> None:
+    df = raw(spark, EVENTS, 3)
+    privilege(scratch.settings, "REVOKE", PLACES[place])
+    with pytest.raises((psycopg.Error, Py4JJavaError)) as failed:
+        scratch.sink.apply(df, 0)
+    assert "42501" in sqlstates.states_of(failed.value)
+    assert not sqlstates.is_data_error(failed.value)
+    # Nothing isolated, nothing applied: the batch fails as a whole, for Spark to re-run.
+    for table in ("applied_batches", "applied_events", "dead_letters"):
+        assert scratch.count(table) == 0, table
+
+    privilege(scratch.settings, "GRANT", PLACES[place])
+    result = scratch.sink.apply(df, 0)  # Spark re-runs the failed batch
+    assert (result.events_new, result.dead_letters) == (len(EVENTS), len(BAD))
+    assert_exact(scratch, EVENTS)
 
 
 def produce_around(pipeline: Pipeline, seed: int) -> tuple[list[Event], Event]:
