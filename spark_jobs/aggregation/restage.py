@@ -29,7 +29,8 @@ from spark_jobs.aggregation.staging import Counts
 log = logging.getLogger("onceflow.aggregation.restage")
 
 Conn = psycopg.Connection[Any]
-# Rows per piece: a piece the database refuses is split in two, down to the row.
+# Rows per piece, one INSERT each (CHUNK x columns stays under a statement's 65535
+# parameters); a piece the database refuses is split in two, down to the row.
 CHUNK = 1000
 TIMESTAMP = "yyyy-MM-dd HH:mm:ss.SSSSSSXXX"
 TYPES = {
@@ -38,10 +39,8 @@ TYPES = {
     **{c.name: c.pg_type for t in (staging.EVENTS, staging.DEAD_LETTERS) for c in t.columns},
 }
 COLUMNS = (*staging.KEY, *staging.COLUMNS)
-INSERT = (
-    f"INSERT INTO {staging.AREA} ({', '.join(COLUMNS)})"
-    f" VALUES ({', '.join(f'%s::{TYPES[c]}' for c in COLUMNS)})"
-)
+INSERT = f"INSERT INTO {staging.AREA} ({', '.join(COLUMNS)}) VALUES "
+ROW = f"({', '.join(f'%s::{TYPES[c]}' for c in COLUMNS)})"
 DEAD = (*staging.KEY, "kafka_partition", "kafka_offset", "topic", "key", "value", "error")
 DEAD_INSERT = (
     f"INSERT INTO {staging.AREA} ({', '.join(DEAD)}) VALUES ({', '.join(['%s'] * len(DEAD))})"
@@ -91,7 +90,9 @@ def restage(
         for chunk in _chunks(as_text(rows).toLocalIterator(), CHUNK):
 
             def insert(start: int, stop: int, chunk: list[tuple[Any, ...]] = chunk) -> None:
-                cur.executemany(INSERT, chunk[start:stop])
+                """One INSERT of the piece's rows (at most CHUNK: within a statement's bounds)."""
+                values = [value for row in chunk[start:stop] for value in row]
+                cur.execute(INSERT + ", ".join([ROW] * (stop - start)), values)
                 if after_piece is not None:
                     after_piece()
 
