@@ -1,6 +1,8 @@
 -- Each write endpoint is ONE statement (one round trip) that claims the Idempotency-Key,
 -- changes the order, writes its outbox event and stores the response, all in the caller's
--- transaction. orders.updated_at and the event's occurred_at are the same instant: now().
+-- transaction. orders.updated_at and the event's occurred_at are the same instant: now() for a
+-- new order (= created_at; no change of it can precede its commit), and for a transition the
+-- clock as the row is updated, always after the order's previous change (transition_order).
 -- The order belongs to p_client_id (the caller's key); order_json leaves it out of the answer
 -- and of the event. Its status, event type and schema version are the contract's, passed by
 -- the API (services/orders/adapters/calls.py), as transition_order's are.

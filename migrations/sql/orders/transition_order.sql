@@ -38,7 +38,14 @@ BEGIN
                                                          p_action, v_current),
                                         'order_status', v_current);
     ELSE
-        UPDATE orders.orders o SET status = p_to, updated_at = now()
+        -- updated_at (= the event's occurred_at) strictly increases with each committed
+        -- change of the order. Not now(): that is this transaction's start, which may precede
+        -- the change it just saw committed (READ COMMITTED). The clock as the row is updated,
+        -- and at least a microsecond after the version it replaces (the one the version check
+        -- passed on, the latest committed), whatever the clock does.
+        UPDATE orders.orders o
+           SET status = p_to,
+               updated_at = greatest(clock_timestamp(), o.updated_at + interval '1 microsecond')
          WHERE o.id = p_order_id AND o.status = v_current
         RETURNING o.* INTO v_order;
         IF FOUND THEN
