@@ -1,7 +1,8 @@
 """`python -m services.notifications N`: run notifications instance N until SIGTERM.
 
-Exits non-zero on a fatal Kafka error (a fenced producer included): the supervisor restarts it,
-and the restart's init_transactions() aborts whatever the old incarnation left open.
+A failed transaction is aborted, or its producer re-created, and the batch read again
+(recovery.py). Exits non-zero when fenced or on an error a new producer would meet again: the
+supervisor restarts it, and the restart's init_transactions() aborts what the old one left open.
 """
 
 import faulthandler

@@ -1,5 +1,6 @@
 """The processor's Kafka clients, configured as contract section 4b requires."""
 
+from collections.abc import Callable
 from typing import Any
 
 from confluent_kafka import Consumer, Producer
@@ -55,8 +56,8 @@ def restore_config(settings: Settings, notify: NotificationSettings) -> dict[str
 
 def make_clients(
     settings: Settings, notify: NotificationSettings, instance: int
-) -> tuple[Consumer, Producer]:
-    """The consumer (not yet subscribed) and the producer (transactions initialised)."""
-    producer = Producer(producer_config(settings, notify, instance))
-    producer.init_transactions(60)
-    return Consumer(consumer_config(settings, notify)), producer
+) -> tuple[Consumer, Callable[[], Producer]]:
+    """The consumer (not yet subscribed) and how to make the producer (the processor
+    initialises its transactions, and makes a new one when the old one failed)."""
+    config = producer_config(settings, notify, instance)
+    return Consumer(consumer_config(settings, notify)), lambda: Producer(config)

@@ -48,3 +48,7 @@ CONFLICTS = Counter(
     "onceflow_notifications_conflicting_duplicates_total",
     "Copies of a notified event id with other content (dead letters: event id reused)",
 )
+PRODUCERS_RECREATED = Counter(
+    "onceflow_notifications_producers_recreated_total",
+    "Transactional producers replaced (same transactional.id, new epoch) after a failure",
+)

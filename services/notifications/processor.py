@@ -30,13 +30,13 @@ from confluent_kafka.admin import AdminClient
 from onceflow.settings import NotificationSettings
 from services.notifications import metrics
 from services.notifications.batch import Batch, Position, plan
+from services.notifications.recovery import RETRIES, Transactional, retry
 from services.notifications.restore import CONTENT_HEADER, restore, wait_settled
 from services.notifications.seen import SeenIds
 from services.notifications.transform import Record
 
 log = logging.getLogger("onceflow.notifications")
 T = TypeVar("T")
-_RETRIES = 10
 # Errors that refuse one record for what it is, not for the broker's or the network's state:
 # its source record becomes a dead letter with the error's message, the rest of its batch goes on.
 REFUSED_RECORD = frozenset(
@@ -63,14 +63,15 @@ class Processor:
         input_topic: str,
         window: timedelta,
         consumer: Consumer,
-        producer: Producer,
+        producer: Callable[[], Producer],
         reader: Callable[[], Consumer],
         admin: AdminClient,
         seen: SeenIds,
     ) -> None:
         self._notify, self._input = notify, input_topic
         self._window = window
-        self._consumer, self._producer, self._reader, self._seen = consumer, producer, reader, seen
+        self._consumer, self._reader, self._seen = consumer, reader, seen
+        self._transactional = Transactional(producer)
         self._admin = admin
         self._owned: set[int] = set()
         self._changelog_ends: dict[int, int] = {}
@@ -133,18 +134,12 @@ class Processor:
             try:
                 refused = self._attempt(batch, alone)
             except KafkaException as exc:
-                error: KafkaError = exc.args[0]
-                # _STATE: a produce() in a transaction that already failed (abortable or not:
-                # aborting a fatally failed one raises, and the instance exits).
-                if error.fatal() or not (error.txn_requires_abort() or _in_failed(error)):
-                    raise
-                log.warning("transaction aborted: %s", error.str())
-                self._producer.abort_transaction(30)
-                metrics.TRANSACTIONS.labels("aborted").inc()
+                # Aborted, or the producer re-created (recovery.py); raises when fenced.
+                self._transactional.recover(exc.args[0])
                 failures += 1
                 # Records the broker refused leave a gap in the producer's sequence numbers,
                 # which the next transaction meets; the abort bumped the epoch: try again.
-                if alone and failures < _RETRIES:
+                if alone and failures < RETRIES:
                     continue
                 self._rewind(list(batch.positions))
                 return
@@ -161,6 +156,10 @@ class Processor:
         self._seen.remember(batch.remembered, self._changelog_ends)
         batch.count()
 
+    @property
+    def _producer(self) -> Producer:
+        return self._transactional.producer
+
     def _attempt(self, batch: Batch, alone: set[Position]) -> dict[Position, str]:
         """One transaction of `batch` (the notifications of records at `alone` each sent in a
         record set of its own): committed, or, when the output topic refused notifications
@@ -174,18 +173,18 @@ class Processor:
         if self._refused:
             refused = sorted(self._refused.items())
             log.warning("refused notifications: aborted, retried", extra={"refused": refused})
-            self._producer.abort_transaction(30)
+            retry(lambda: self._producer.abort_transaction(30))
             metrics.TRANSACTIONS.labels("aborted").inc()
             return self._refused
         positions = [
             TopicPartition(self._input, p, offset) for p, offset in batch.positions.items()
         ]
-        self._retry(
+        retry(
             lambda: self._producer.send_offsets_to_transaction(
                 positions, self._consumer.consumer_group_metadata(), 30
             )
         )
-        self._retry(lambda: self._producer.commit_transaction(30))
+        retry(lambda: self._producer.commit_transaction(30))
         return {}
 
     def _maybe_fault(self) -> None:
@@ -266,19 +265,6 @@ class Processor:
             end = self._changelog_ends.get(partition, 0)
             self._changelog_ends[partition] = max(end, offset + 1)
 
-    @staticmethod
-    def _retry(call: Callable[[], T]) -> T:
-        """`call`, again while the client says its error is retriable."""
-        for attempt in range(_RETRIES):
-            try:
-                return call()
-            except KafkaException as exc:
-                error: KafkaError = exc.args[0]
-                if not error.retriable() or attempt == _RETRIES - 1:
-                    raise
-                log.info("retrying after a retriable error: %s", error.str())
-        raise AssertionError("unreachable")
-
     def _rewind(self, partitions: list[int]) -> None:
         """After an abort: back to the committed offsets of the batch's partitions."""
         owned = [TopicPartition(self._input, p) for p in partitions if p in self._owned]
@@ -287,7 +273,7 @@ class Processor:
 
     def _starting_offsets(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
         # read_committed: the broker answers once no transaction of the group is pending.
-        committed = self._consumer.committed(partitions, timeout=60)
+        committed = retry(lambda: self._consumer.committed(partitions, timeout=60))
         for tp in committed:
             if tp.offset == OFFSET_INVALID:
                 tp.offset = OFFSET_BEGINNING  # never committed: the partition from its start
@@ -338,11 +324,6 @@ class Processor:
             (position,) = self._consumer.position([tp])
             if high >= 0 and position.offset >= 0:
                 metrics.LAG.labels(str(tp.partition)).set(high - position.offset)
-
-
-def _in_failed(error: KafkaError) -> bool:
-    """Whether the error is a produce() refused because the transaction had already failed."""
-    return bool(error.code() == KafkaError._STATE)
 
 
 def _record(message: Message, partition: int, offset: int) -> Record:
