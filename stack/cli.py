@@ -18,6 +18,7 @@ from onceflow.settings import (
 from stack import (
     api_key,
     connector,
+    health,
     jvm,
     node_configs,
     postgres,
@@ -168,11 +169,10 @@ def down() -> None:
 
 @app.command()
 def status() -> None:
-    """Show each component's process state, health and address (of the running topology)."""
+    """Show each component's process state, uptime, restarts, whether it works, and address."""
     topology = _acting_on()
     parts = components(get_settings())
-    _print_table(parts, title=f"Onceflow status ({topology} topology)")
-    if not supervisor.is_running() or any(not _healthy(c) for c in parts):
+    if not _print_table(parts, title=f"Onceflow status ({topology} topology)"):
         raise typer.Exit(1)
 
 
@@ -184,29 +184,34 @@ def _acting_on() -> str:
         raise typer.Exit(2) from exc
 
 
-def _healthy(component: Component) -> bool:
-    try:
-        return component.ready()
-    except Exception:
-        return False
+def component_health(parts: list[Component]) -> dict[str, tuple[health.Process, str | None]]:
+    """Each component's process (supervisor) and why it does not work (None: it works)."""
+    exporter = f"http://127.0.0.1:{get_observability_settings().supervisor_exporter_port}/metrics"
+    proxy = supervisor.proxy() if supervisor.is_running() else None
+    processes = health.processes(proxy, exporter, [c.name for c in parts])
+    return {c.name: (processes[c.name], health.verdict(processes[c.name], c.check)) for c in parts}
 
 
-def _print_table(parts: list[Component], *, title: str) -> None:
+def _print_table(parts: list[Component], *, title: str) -> bool:
+    """Print the components' table; True when every one works."""
     table = Table(title=title)
-    for column in ("component", "process", "healthy", "address", "log"):
+    for column in ("component", "process", "uptime", "restarts", "healthy", "address", "log"):
         table.add_column(column)
-    running = supervisor.is_running()
+    checked = component_health(parts)
     for component in parts:
-        process = supervisor.state(component.name) if running else "STOPPED"
-        healthy = "yes" if _healthy(component) else "no"
+        process, problem = checked[component.name]
+        restarts = "?" if process.restarts is None else str(process.restarts)
         table.add_row(
             component.name,
-            process,
-            healthy,
+            process.state,
+            health.duration(process.uptime),
+            restarts,
+            "yes" if problem is None else f"[red]no[/]: {problem}",
             component.where,
             str((paths.LOGS / component.name).with_suffix(".log").relative_to(paths.ROOT)),
         )
     console.print(table)
+    return all(problem is None for _, problem in checked.values())
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from onceflow.settings import (
 )
 from onceflow.topology import KafkaNode, Layout
 from stack import jvm, postgres, prometheus, spark
+from stack.health import Probe, answers, connector_runs, stage_progresses
 from stack.waiting import port_open
 
 
@@ -43,10 +44,19 @@ class Component:
     # Components of one wave start together and are then awaited together; `make up` runs
     # the wave's follow-up (topics, the connector) once all of them are ready.
     wave: str = ""
+    # Whether it works now (`make status`, the overview): None when it does; by default, its
+    # readiness within a deadline. Readiness (`make up`) stays `ready`.
+    probe: Probe | None = None
 
     @property
     def kind(self) -> str:
         return self.wave or self.name
+
+    def check(self) -> str | None:
+        """Why the component does not work now, in one sentence; None when it works."""
+        if self.probe is not None:
+            return self.probe()
+        return None if self.ready() else f"{self.name} is not ready"
 
 
 def _http_ok(url: str) -> bool:
@@ -77,6 +87,7 @@ def _aggregation(python: Path) -> Component:
         ready=functools.partial(port_open, "127.0.0.1", metrics_port),
         where=f"Spark UI {ui}" if agg.agg_ui_enabled else f"metrics :{metrics_port}",
         start_timeout=180,
+        probe=functools.partial(stage_progresses, f"http://127.0.0.1:{metrics_port}/metrics"),
     )
 
 
@@ -97,7 +108,14 @@ def _kafka_nodes(layout: Layout, jmx_base: int | None) -> list[Component]:
     return parts
 
 
-def _connect_workers(layout: Layout, jmx_base: int | None) -> list[Component]:
+def _worker_works(url: str, connect_url: str, connector: str) -> str | None:
+    """The worker answers its REST API, and the connector and its tasks run."""
+    return answers(f"{url}/connectors") or connector_runs(connect_url, connector)
+
+
+def _connect_workers(
+    layout: Layout, jmx_base: int | None, connect_url: str, connector: str
+) -> list[Component]:
     parts = []
     for worker in layout.connect:
         jmx = worker.jmx_port(jmx_base) if jmx_base else None
@@ -110,6 +128,7 @@ def _connect_workers(layout: Layout, jmx_base: int | None) -> list[Component]:
                 where=f"{worker.url}{_metrics(jmx)}",
                 start_timeout=180,
                 wave="connect",
+                probe=functools.partial(_worker_works, worker.url, connect_url, connector),
             )
         )
     return parts
@@ -165,6 +184,7 @@ def components(settings: Settings) -> list[Component]:
             ports=(notify.metrics_port(n),),
             ready=functools.partial(port_open, "127.0.0.1", notify.metrics_port(n)),
             where=f"metrics http://127.0.0.1:{notify.metrics_port(n)}/metrics",
+            probe=functools.partial(answers, f"http://127.0.0.1:{notify.metrics_port(n)}/metrics"),
             # A batch commits within seconds; past this the instance is killed, which exactly
             # once survives (the broker may already be down when `make down` reaches it).
             stopwait=20,
@@ -182,7 +202,7 @@ def components(settings: Settings) -> list[Component]:
             stopsignal="INT",
         ),
         *_kafka_nodes(layout, kafka_jmx),
-        *_connect_workers(layout, connect_jmx),
+        *_connect_workers(layout, connect_jmx, settings.connect_url, settings.connector_name),
         *_spark(layout, settings.data),
         Component(
             name="api",
@@ -190,6 +210,7 @@ def components(settings: Settings) -> list[Component]:
             ports=(settings.api_port,),
             ready=lambda: _http_ok(api + "/readyz"),
             where=f"{api} ({api}/docs)",
+            probe=functools.partial(answers, api + "/readyz"),
         ),
         Component(
             name="maintenance",
@@ -197,6 +218,9 @@ def components(settings: Settings) -> list[Component]:
             ports=(retention.maintenance_metrics_port,),
             ready=lambda: port_open("127.0.0.1", retention.maintenance_metrics_port),
             where=f"metrics http://127.0.0.1:{retention.maintenance_metrics_port}/metrics",
+            probe=functools.partial(
+                answers, f"http://127.0.0.1:{retention.maintenance_metrics_port}/metrics"
+            ),
         ),
         _aggregation(python),
         *notifications,
@@ -207,6 +231,9 @@ def components(settings: Settings) -> list[Component]:
             ports=(observe.pg_exporter_port,),
             ready=functools.partial(port_open, "127.0.0.1", observe.pg_exporter_port),
             where=f"metrics http://127.0.0.1:{observe.pg_exporter_port}/metrics",
+            probe=functools.partial(
+                answers, f"http://127.0.0.1:{observe.pg_exporter_port}/metrics"
+            ),
             env=tuple(prometheus.exporter_env(settings).items()),
         ),
         Component(
@@ -215,6 +242,7 @@ def components(settings: Settings) -> list[Component]:
             ports=(observe.prometheus_port,),
             ready=lambda: _http_ok(prometheus_url + "/-/ready"),
             where=prometheus_url,
+            probe=functools.partial(answers, prometheus_url + "/-/ready"),
         ),
         # The dashboard reads Prometheus and serves a page; a dashboard that fails to start
         # leaves every pipeline component running.
@@ -224,6 +252,7 @@ def components(settings: Settings) -> list[Component]:
             ports=(observe.dashboard_port,),
             ready=lambda: _http_ok(f"http://127.0.0.1:{observe.dashboard_port}/healthz"),
             where=f"http://127.0.0.1:{observe.dashboard_port} (live plots, order journeys)",
+            probe=functools.partial(answers, f"http://127.0.0.1:{observe.dashboard_port}/healthz"),
             stopwait=10,
         ),
     ]
