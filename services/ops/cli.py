@@ -2,16 +2,17 @@
 takes `--json` (services/ops/output.py)."""
 
 from collections.abc import Callable
+from importlib.metadata import version
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from onceflow.settings import get_observability_settings, get_retention_settings, get_settings
 from services.maintenance.runner import run_once
 from services.maintenance.tasks import Windows
 from services.ops import alerts, clients_cli, connect_api, dead_letters_cli, lag
-from services.ops.output import JsonFlag, console, emit_json, fail, readable_errors
+from services.ops.output import JsonFlag, Listing, console, emit_json, fail, readable_errors, stamp
+from services.ops.overview_cli import overview
 from services.ops.trace_cli import trace
 
 app = typer.Typer(
@@ -21,16 +22,37 @@ app = typer.Typer(
 app.add_typer(clients_cli.app, name="clients")
 app.add_typer(dead_letters_cli.app, name="dead-letters")
 app.command()(trace)
+app.command()(overview)
+WAIT_HELP = "Wait until the connector and every task are RUNNING (at most --timeout seconds)."
 
 
-def _run_connect(action: str, call: Callable[..., Any], as_json: bool) -> None:
+def _version(show: bool) -> None:
+    if show:
+        typer.echo(f"onceflow-ops {version('onceflow')}")
+        raise typer.Exit
+
+
+@app.callback()
+def main(
+    _: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Operate Onceflow: the connector, lag, alerts, maintenance, API clients, dead letters."""
+
+
+def _run_connect(
+    action: str, call: Callable[..., Any], as_json: bool, wait_s: float | None = None
+) -> None:
     settings = get_settings()
     with readable_errors(action):
         call(settings=settings)
+        states = None if wait_s is None else connect_api.wait_running(settings, timeout=wait_s)
     if as_json:
-        emit_json({"action": action, "connector": settings.connector_name, "done": True})
+        doc = {"action": action, "connector": settings.connector_name, "done": True}
+        emit_json(doc if states is None else {**doc, "states": states})
         return
-    console.print(f"{action}: done")
+    console.print(f"{action}: done" + ("" if states is None else f" ({states})"))
 
 
 @app.command()
@@ -59,9 +81,13 @@ def resume(as_json: JsonFlag = False) -> None:
 
 
 @app.command()
-def restart(as_json: JsonFlag = False) -> None:
-    """Restart the connector and its tasks."""
-    _run_connect("restart", connect_api.restart, as_json)
+def restart(
+    wait: bool = typer.Option(False, "--wait", help=WAIT_HELP),
+    timeout: float = typer.Option(60.0, "--timeout", min=1, help="Seconds --wait waits at most."),
+    as_json: JsonFlag = False,
+) -> None:
+    """Restart the connector and its tasks; with --wait, until they are RUNNING again."""
+    _run_connect("restart", connect_api.restart, as_json, timeout if wait else None)
 
 
 @app.command(name="lag")
@@ -83,9 +109,9 @@ def show_lag(as_json: JsonFlag = False) -> None:
         )
         return
     _print_slot(settings.replication_slot, slot)
-    table = Table(title=f"{settings.topic}: aggregation job (read_committed)")
-    for column in ("partition", "end offset", "stable offset", "applied through", "behind"):
-        table.add_column(column, justify="right")
+    columns = ("partition", "end offset", "stable offset", "applied through", "behind")
+    table = Listing(columns, title=f"{settings.topic}: aggregation job (read_committed)")
+    table.right = columns
     for part in parts:
         table.add_row(
             str(part.partition),
@@ -94,7 +120,7 @@ def show_lag(as_json: JsonFlag = False) -> None:
             "none" if part.applied_through is None else str(part.applied_through),
             str(part.behind),
         )
-    console.print(table)
+    table.print()
     for part in parts:
         if part.open_transaction:
             console.print(
@@ -144,19 +170,20 @@ def show_alerts(
     if not found:
         console.print(f"no alert is firing (Prometheus at {observability.prometheus_url})")
         return
-    table = Table(title=f"alerts (Prometheus at {observability.prometheus_url})")
-    for column in ("alert", "severity", "state", "since", "summary", "runbook"):
-        table.add_column(column)
+    table = Listing(
+        ("alert", "severity", "state", "since", "summary", "runbook"),
+        title=f"alerts (Prometheus at {observability.prometheus_url})",
+    )
     for alert in found:
         table.add_row(
             alert.name,
             alert.severity,
             alert.state,
-            alert.active_at[:19],
+            stamp(alert.active_at),
             alert.summary,
             alert.runbook,
         )
-    console.print(table)
+    table.print()
 
 
 @app.command()
@@ -180,12 +207,11 @@ def maintenance(
     if as_json:
         emit_json({"dry_run": dry_run, "removed": removed})
         return
-    table = Table(title="would be removed (dry run)" if dry_run else "removed")
-    table.add_column("task")
-    table.add_column("rows", justify="right")
+    title = "would be removed (dry run)" if dry_run else "removed"
+    table = Listing(("task", "rows"), title=title, right=("rows",))
     for item in removed:
-        table.add_row(item.task, str(item.rows))
-    console.print(table)
+        table.add_row(item.task, item.rows)
+    table.print()
 
 
 if __name__ == "__main__":

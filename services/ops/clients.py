@@ -52,12 +52,46 @@ def _issue(conn: psycopg.Connection[tuple[Any, ...]], client_id: UUID) -> str:
     return key
 
 
+def check_rate(rate_per_s: float | None) -> None:
+    """A ClientError unless the rate is None (the API's default) or a positive number."""
+    if rate_per_s is not None and not (math.isfinite(rate_per_s) and rate_per_s > 0):
+        raise ClientError("the rate must be a positive number of requests a second")
+
+
+def resolve(*, settings: Settings, client: str) -> UUID:
+    """The live client `client` names: its id, or its name."""
+    try:
+        client_id: UUID | None = UUID(client)
+    except ValueError:
+        client_id = None
+    with connect(settings) as conn:
+        row = conn.execute(
+            "SELECT id FROM orders.clients WHERE revoked_at IS NULL AND (id = %s OR name = %s)",
+            (client_id, client),
+        ).fetchone()
+    if row is None:
+        raise ClientError(f"no live client {client} (give its name or its id)")
+    return UUID(str(row[0]))
+
+
+def set_rate(*, settings: Settings, client_id: UUID, rate_per_s: float | None) -> None:
+    """Set a live client's requests/s, or None for the API's default (every API worker uses it
+    within 1 s, as it re-reads keys)."""
+    check_rate(rate_per_s)
+    with connect(settings) as conn:
+        found = conn.execute(
+            "UPDATE orders.clients SET rate_per_s = %s WHERE id = %s AND revoked_at IS NULL",
+            (rate_per_s, client_id),
+        ).rowcount
+    if not found:
+        raise ClientError(f"no live client {client_id}")
+
+
 def create_client(
     *, settings: Settings, name: str, scopes: Collection[str], rate_per_s: float | None = None
 ) -> Issued:
     """A new client with one key."""
-    if rate_per_s is not None and not (math.isfinite(rate_per_s) and rate_per_s > 0):
-        raise ClientError("the rate must be a positive number of requests a second")
+    check_rate(rate_per_s)
     client_id = uuid4()
     with connect(settings) as conn:
         try:

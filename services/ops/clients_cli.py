@@ -1,17 +1,18 @@
-"""`onceflow-ops clients ...`: create, list, rotate and revoke API clients (docs/operations.md)."""
+"""`onceflow-ops clients ...`: create, list, update, rotate and revoke API clients, each named
+by its name or its id (docs/operations.md)."""
 
 from collections.abc import Callable
-from uuid import UUID
 
 import typer
-from rich.table import Table
 
 from onceflow.settings import get_settings
 from services.ops import client_queries, clients
-from services.ops.output import JsonFlag, console, emit_json, readable_errors
+from services.ops.output import JsonFlag, Listing, console, emit_json, readable_errors, stamp
 
 app = typer.Typer(help="API clients and their keys.", no_args_is_help=True)
 SCOPES_HELP = "Comma-separated: orders:write, orders:read."
+CLIENT_HELP = "The client's name or id (as `clients list` shows them)."
+RATE_HELP = "Requests/s (default: the API's)."
 KEY_ONCE = "This key is shown only now: store it safely (it cannot be recovered)."
 
 
@@ -28,7 +29,7 @@ def _show(issued: clients.Issued, as_json: bool) -> None:
 def create(
     name: str,
     scopes: str = typer.Option(..., "--scopes", help=SCOPES_HELP),
-    rate: float | None = typer.Option(None, "--rate", help="Requests/s (default: the API's)."),
+    rate: float | None = typer.Option(None, "--rate", help=RATE_HELP),
     as_json: JsonFlag = False,
 ) -> None:
     """Create a client and print its key once."""
@@ -47,43 +48,68 @@ def list_(as_json: JsonFlag = False) -> None:
     if as_json:
         emit_json(rows)
         return
-    table = Table(title="API clients")
     columns: dict[str, Callable[[client_queries.ClientRow], object]] = {
         "client id": lambda r: r.id,
         "name": lambda r: r.name,
         "scopes": lambda r: ",".join(r.scopes),
         "rate/s": lambda r: r.rate_per_s or "default",
         "live keys": lambda r: r.live_keys,
-        "last used": lambda r: r.last_used_at or "never",
-        "revoked": lambda r: r.revoked_at or "",
+        "last used": lambda r: stamp(r.last_used_at, "never"),
+        "revoked": lambda r: stamp(r.revoked_at),
     }
-    for column in columns:
-        table.add_column(column)
+    table = Listing(tuple(columns), title="API clients", right=("rate/s", "live keys"))
     for row in rows:
-        table.add_row(*(str(cell(row)) for cell in columns.values()))
-    console.print(table)
+        table.add_row(*(cell(row) for cell in columns.values()))
+    table.print()
+
+
+@app.command()
+def update(
+    client: str = typer.Argument(..., help=CLIENT_HELP),
+    rate: float | None = typer.Option(None, "--rate", help="Requests/s."),
+    default_rate: bool = typer.Option(
+        False, "--default-rate", help="Use the API's default rate again."
+    ),
+    as_json: JsonFlag = False,
+) -> None:
+    """Change a client's rate (every API worker uses it within 1 s)."""
+    with readable_errors("update"):
+        if (rate is None) == (not default_rate):
+            raise clients.ClientError("give --rate REQUESTS_PER_S or --default-rate")
+        clients.check_rate(rate)
+        settings = get_settings()
+        client_id = clients.resolve(settings=settings, client=client)
+        clients.set_rate(settings=settings, client_id=client_id, rate_per_s=rate)
+    if as_json:
+        emit_json({"client_id": client_id, "rate_per_s": rate})
+        return
+    console.print(f"client {client_id}: rate {rate or 'the API default'} requests/s")
 
 
 @app.command()
 def rotate(
-    client_id: UUID,
+    client: str = typer.Argument(..., help=CLIENT_HELP),
     as_json: JsonFlag = False,
 ) -> None:
-    """Issue a new key; older keys stay live until `revoke CLIENT_ID --old-keys`."""
+    """Issue a new key; older keys stay live until `revoke CLIENT --old-keys`."""
     with readable_errors("rotate"):
-        issued = clients.issue_key(settings=get_settings(), client_id=client_id)
+        settings = get_settings()
+        client_id = clients.resolve(settings=settings, client=client)
+        issued = clients.issue_key(settings=settings, client_id=client_id)
     _show(issued, as_json)
 
 
 @app.command()
 def revoke(
-    client_id: UUID,
+    client: str = typer.Argument(..., help=CLIENT_HELP),
     old_keys: bool = typer.Option(False, "--old-keys", help="Only keys older than the newest."),
     as_json: JsonFlag = False,
 ) -> None:
     """Revoke a client and all its keys (effective on every API worker within 1 s)."""
     with readable_errors("revoke"):
-        count = clients.revoke(settings=get_settings(), client_id=client_id, old_keys_only=old_keys)
+        settings = get_settings()
+        client_id = clients.resolve(settings=settings, client=client)
+        count = clients.revoke(settings=settings, client_id=client_id, old_keys_only=old_keys)
     what = "older keys" if old_keys else "client and keys"
     if as_json:
         emit_json({"client_id": client_id, "revoked": what, "keys_stopped": count})

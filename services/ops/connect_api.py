@@ -1,5 +1,6 @@
 """The Kafka Connect REST calls ops need, with readable errors instead of stack traces."""
 
+import time
 from typing import Any
 
 import httpx
@@ -46,3 +47,25 @@ def resume(*, settings: Settings) -> None:
 def restart(*, settings: Settings) -> None:
     """Restart the connector and all its tasks (exactly-once: a restarted task fences the old)."""
     call(settings, "POST", "/restart?includeTasks=true&onlyFailed=false")
+
+
+def _states(result: dict[str, Any]) -> list[str]:
+    return [result["connector"]["state"], *(task["state"] for task in result["tasks"])]
+
+
+def wait_running(settings: Settings, *, timeout: float, interval: float = 0.5) -> str:
+    """Poll the status until the connector and at least one task, all of them, are RUNNING;
+    return the states as a phrase, or raise ConnectError after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = status(settings=settings)
+        states = _states(result)
+        if len(states) > 1 and set(states) == {"RUNNING"}:
+            return f"connector and {len(states) - 1} task(s) RUNNING"
+        if time.monotonic() >= deadline:
+            tasks = ", ".join(f"task {t['id']} {t['state']}" for t in result["tasks"]) or "no task"
+            raise ConnectError(
+                f"connector {settings.connector_name} is {result['connector']['state']} "
+                f"({tasks}) after {timeout:.0f} s, not RUNNING"
+            )
+        time.sleep(interval)

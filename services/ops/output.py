@@ -3,9 +3,10 @@ one JSON document of the same data on stdout. A failure is one sentence on stder
 never a stack trace."""
 
 import json
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import date, datetime
 from typing import Annotated, Any, NoReturn
 
@@ -13,18 +14,22 @@ import psycopg
 import typer
 from confluent_kafka import KafkaException
 from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
 
 from services.ops.alerts import PrometheusError
 from services.ops.clients import ClientError
 from services.ops.connect_api import ConnectError
 from services.ops.dead_letters import DeadLetterError
+from services.ops.journey import iso
 from services.ops.lag import LagError
 
 JsonFlag = Annotated[
     bool, typer.Option("--json", help="Print one JSON document (the same data) instead.")
 ]
-console = Console(width=120)
-errors = Console(width=120, stderr=True)
+# As wide as the terminal (or $COLUMNS; 80 when piped): tables shrink and wrap to fit.
+console = Console()
+errors = Console(stderr=True, soft_wrap=True)  # a failure: one line, however long
 # Errors whose message is already the sentence ops should read.
 READABLE = (ClientError, ConnectError, DeadLetterError, LagError, PrometheusError)
 
@@ -35,8 +40,70 @@ def emit_json(doc: Any) -> None:
 
 
 def _scalar(value: Any) -> str:
-    # datetimes as ISO 8601, UUIDs and the rest as their text
-    return value.isoformat() if isinstance(value, datetime | date) else str(value)
+    # datetimes as RFC 3339 in UTC (`Z`), UUIDs and the rest as their text
+    if isinstance(value, datetime):
+        return iso(value) or ""
+    return value.isoformat() if isinstance(value, date) else str(value)
+
+
+def stamp(at: datetime | str | None, missing: str = "") -> str:
+    """`at` (or an ISO 8601 text) as every command prints a time: RFC 3339 in UTC,
+    `2026-11-23T13:22:25.123456Z`."""
+    if isinstance(at, str):
+        at = datetime.fromisoformat(at) if at else None
+    return iso(at) or missing
+
+
+@dataclass
+class Listing:
+    """Rows for people: a table when it fits the console, else (a narrow terminal) one block of
+    `column  value` lines per row, so no cell is ever cut and ids stay whole for later commands."""
+
+    columns: tuple[str, ...]
+    title: str | None = None
+    right: tuple[str, ...] = ()
+    rows: list[tuple[str, ...]] = field(default_factory=list)
+    sections: set[int] = field(default_factory=set)  # rows that end a group
+
+    def add_row(self, *cells: object) -> None:
+        """Append one row, a cell per column (markup allowed)."""
+        self.rows.append(tuple(str(cell) for cell in cells))
+
+    def add_section(self) -> None:
+        """End a group of rows (a rule between them in the table)."""
+        self.sections.add(len(self.rows))
+
+    def _table(self) -> Table:
+        made = Table(title=self.title)
+        for column in self.columns:
+            made.add_column(column, justify="right" if column in self.right else "left")
+            made.columns[-1].no_wrap = True
+        for index, row in enumerate(self.rows, 1):
+            made.add_row(*row, end_section=index in self.sections)
+        return made
+
+    def print(self) -> None:
+        """Print on `console`, as a table if it fits its width."""
+        made = self._table()
+        unbounded = console.options.update_width(10_000)
+        if Measurement.get(console, unbounded, made).maximum <= console.width:
+            console.print(made)
+            return
+        if self.title:
+            console.print(self.title, highlight=False)
+        label = max(map(len, self.columns)) + 2
+        for row in self.rows:
+            lines = (
+                textwrap.fill(
+                    f"{column:<{label}}{cell}",
+                    width=console.width,
+                    subsequent_indent=" " * label,
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+                for column, cell in zip(self.columns, row, strict=True)
+            )
+            console.print("\n".join(lines) + "\n", highlight=False, soft_wrap=True)
 
 
 def _plain(doc: Any) -> Any:

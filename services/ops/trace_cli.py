@@ -3,11 +3,10 @@
 from datetime import datetime
 
 import typer
-from rich.table import Table
 
 from onceflow.settings import get_settings
-from services.ops.journey import EventHop, Journey, iso, journey
-from services.ops.output import JsonFlag, console, errors, readable_errors
+from services.ops.journey import EventHop, Journey, journey
+from services.ops.output import JsonFlag, Listing, console, errors, readable_errors, stamp
 
 
 def _since(at: datetime | None, start: datetime) -> str:
@@ -28,9 +27,9 @@ def _rows(hop: EventHop, topic: str) -> list[tuple[str, str, str, str]]:
     applied = "-" if batch is None else f"batch {batch.batch_id} of query {batch.query_id}"
     at = None if batch is None else batch.committed_at
     return [
-        ("API commit", iso(start) or "", "", f"{hop.event_type} {hop.event_id}"),
-        ("Kafka", iso(hop.kafka_timestamp) or "", _since(hop.kafka_timestamp, start), kafka),
-        ("aggregation", iso(at) or "", _since(at, start), applied),
+        ("API commit", stamp(start), "", f"{hop.event_type} {hop.event_id}"),
+        ("Kafka", stamp(hop.kafka_timestamp), _since(hop.kafka_timestamp, start), kafka),
+        ("aggregation", stamp(at), _since(at, start), applied),
         ("notification", "", "", f"{hop.notification.id} {_produced(hop)}"),
     ]
 
@@ -41,21 +40,19 @@ def show(found: Journey) -> None:
         console.print(f"order {found.order_id}: not in orders.orders (only its events are known)")
     else:
         console.print(
-            f"order {found.order_id}: {found.status}, created {iso(found.created_at)}, "
-            f"last changed {iso(found.updated_at)}",
+            f"order {found.order_id}: {found.status}, created {stamp(found.created_at)}, "
+            f"last changed {stamp(found.updated_at)}",
             highlight=False,
         )
     if not found.events:
         console.print("no event of this order has been applied by the aggregation job yet")
     else:
-        table = Table()
-        for column in ("hop", "at (UTC)", "after commit", "what, where"):
-            table.add_column(column, justify="right" if column == "after commit" else "left")
+        table = Listing(("hop", "at (UTC)", "after commit", "what, where"), right=("after commit",))
         for hop in found.events:
             for row in _rows(hop, found.topic):
                 table.add_row(*row)
             table.add_section()
-        console.print(table)
+        table.print()
     for note in found.notes:
         console.print(f"[yellow]{note}[/]")
 

@@ -2,6 +2,7 @@
 take effect, and mistakes are one readable sentence (exit 1), never a traceback."""
 
 import json
+import typing
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -82,6 +83,28 @@ def test_rotate_then_revoke_old_keys_then_revoke_the_client(owner: Any) -> None:
     assert not live(owner, new)
 
 
+def test_a_client_is_named_by_its_name_and_its_rate_changes(owner: Any) -> None:
+    doc = create()
+
+    def rate() -> float | None:
+        row = owner.execute(
+            "SELECT rate_per_s FROM orders.clients WHERE id = %s", (doc["client_id"],)
+        ).fetchone()
+        assert row is not None
+        return typing.cast(float | None, row[0])
+
+    updated = ops("update", doc["name"], "--rate", "7.5", "--json")
+    assert updated.exit_code == 0, updated.output
+    assert json.loads(updated.output) == {"client_id": doc["client_id"], "rate_per_s": 7.5}
+    assert rate() == 7.5
+    assert ops("update", doc["client_id"], "--default-rate").exit_code == 0
+    assert rate() is None
+    rotated = ops("rotate", doc["name"], "--json")
+    assert rotated.exit_code == 0, rotated.output
+    assert ops("revoke", doc["name"]).exit_code == 0
+    assert not live(owner, json.loads(rotated.output)["key"])
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -89,6 +112,10 @@ def test_rotate_then_revoke_old_keys_then_revoke_the_client(owner: Any) -> None:
         (["create", "x", "--scopes", "orders:read", "--rate", "0"], "positive"),
         (["revoke", str(uuid.uuid4())], "no live client"),
         (["rotate", str(uuid.uuid4())], "no live client"),
+        (["rotate", "no-such-client"], "no live client no-such-client (give its name or its id)"),
+        (["update", "no-such-client", "--rate", "5"], "no live client"),
+        (["update", "x"], "give --rate REQUESTS_PER_S or --default-rate"),
+        (["update", "x", "--rate", "-1"], "positive"),
     ],
 )
 def test_mistakes_are_one_sentence(args: list[str], says: str) -> None:

@@ -204,6 +204,7 @@ def test_clients_create_and_rotate(
     monkeypatch: pytest.MonkeyPatch, args: list[str], target: str
 ) -> None:
     _fake(monkeypatch, f"services.ops.clients.{target}", ISSUED)
+    _fake(monkeypatch, "services.ops.clients.resolve", CLIENT)
     assert ops_json(*args) == {
         "client_id": str(CLIENT),
         "name": "reports",
@@ -220,7 +221,7 @@ def test_clients_list(monkeypatch: pytest.MonkeyPatch) -> None:
             "name": "reports",
             "scopes": ["orders:read"],
             "rate_per_s": None,
-            "created_at": "2026-11-23T13:00:00+00:00",
+            "created_at": "2026-11-23T13:00:00.000000Z",
             "revoked_at": None,
             "live_keys": 1,
             "last_used_at": None,
@@ -230,6 +231,16 @@ def test_clients_list(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_clients_revoke(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _fake(monkeypatch, "services.ops.clients.revoke", 2)
-    doc = ops_json("clients", "revoke", str(CLIENT), "--old-keys")
+    named = _fake(monkeypatch, "services.ops.clients.resolve", CLIENT)
+    doc = ops_json("clients", "revoke", "reports", "--old-keys")
     assert doc == {"client_id": str(CLIENT), "revoked": "older keys", "keys_stopped": 2}
     assert calls[0]["old_keys_only"] is True
+    assert named[0]["client"] == "reports"
+
+
+def test_clients_update_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _fake(monkeypatch, "services.ops.clients.set_rate", None)
+    _fake(monkeypatch, "services.ops.clients.resolve", CLIENT)
+    doc = ops_json("clients", "update", "reports", "--rate", "12.5")
+    assert doc == {"client_id": str(CLIENT), "rate_per_s": 12.5}
+    assert calls[0]["rate_per_s"] == 12.5
