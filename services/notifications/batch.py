@@ -2,7 +2,6 @@
 yet notified, the dead letters, the ids to remember, and the input positions to commit."""
 
 import logging
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 from onceflow.event_definition import REUSED_ID
@@ -11,8 +10,8 @@ from services.notifications.seen import Entry, SeenIds, epoch_of
 from services.notifications.transform import DeadLetter, Notification, Record, dead_letter, route
 
 log = logging.getLogger("onceflow.notifications")
-# partition, event id, occurred_at, content fingerprint
-ChangelogEntry = tuple[int, str, str, str]
+# event id, occurred_at, content fingerprint
+ChangelogEntry = tuple[str, str, str]
 Position = tuple[int, int]  # an input record's partition and offset
 
 
@@ -44,8 +43,8 @@ class Batch:
         event = out.event
         self.notifications.append(out)
         self.sources.append(record)
-        self.changelog.append((record.partition, event.event_id, event.occurred_at, out.content))
-        self.remembered.append((record.partition, event.event_id, occurred, out.content))
+        self.changelog.append((event.event_id, event.occurred_at, out.content))
+        self.remembered.append((event.event_id, occurred, out.content))
 
     def refusing(self, refused: dict[Position, str]) -> "Batch":
         """This batch with the notifications of the source records at `refused`'s positions
@@ -73,24 +72,20 @@ class Batch:
 
 def plan(records: list[Record], seen: SeenIds, max_bytes: int, late_before: int) -> Batch:
     """The batch for `records` (in offset order per partition); events that occurred before
-    `late_before` (epoch seconds) are outside the de-duplication window. A copy of a known id
-    is a duplicate when its content is the same (or the known content is unknown), else a
-    dead letter (REUSED_ID); the first copy stays notified."""
+    `late_before` (epoch seconds) are outside the de-duplication window. A copy of a known id,
+    from whichever partition, is a duplicate when its content is the same (or the known content
+    is unknown), else a dead letter (REUSED_ID); the first copy stays notified."""
     batch = Batch()
     routed = [(record, route(record, max_bytes)) for record in records]
-    candidates: dict[int, list[str]] = defaultdict(list)
-    for record, out in routed:
-        if isinstance(out, Notification):
-            candidates[record.partition].append(out.event.event_id)
-    known = {p: seen.known(p, ids) for p, ids in candidates.items()}
+    known = seen.known([out.event.event_id for _r, out in routed if isinstance(out, Notification)])
     for record, out in routed:
         batch.positions[record.partition] = record.offset + 1
         if isinstance(out, DeadLetter):
             batch.dead_letters.append(out)
             continue
         event, partition = out.event, record.partition
-        if event.event_id in known[partition]:
-            content = known[partition][event.event_id]
+        if event.event_id in known:
+            content = known[event.event_id]
             if content is None or content == out.content:
                 batch.duplicates += 1
             else:
@@ -101,7 +96,7 @@ def plan(records: list[Record], seen: SeenIds, max_bytes: int, late_before: int)
                     extra={"event_id": event.event_id, "partition": partition},
                 )
             continue
-        known[partition][event.event_id] = out.content
+        known[event.event_id] = out.content
         occurred = epoch_of(event.occurred_at)
         if occurred < late_before:
             batch.late += 1

@@ -23,6 +23,8 @@ def consumer_config(settings: Settings, notify: NotificationSettings) -> dict[st
         # (A partition without a committed offset starts at its beginning: see assigned().)
         "auto.offset.reset": "error",
         "fetch.wait.max.ms": notify.notify_batch_ms,
+        # Partitions added to the input topic are assigned within seconds, not 5 minutes.
+        "topic.metadata.refresh.interval.ms": 10_000,
     }
 
 
@@ -49,6 +51,10 @@ def restore_config(settings: Settings, notify: NotificationSettings) -> dict[str
         "isolation.level": "read_committed",
         "enable.auto.commit": False,
         "enable.partition.eof": True,
+        # Read before every batch: at the end, the broker answers at once (0.6 ms a caught-up
+        # read of 3 partitions here; 11 ms with 5, 500 ms by default). Assigned only while it
+        # reads, so it never spins on an idle topic.
+        "fetch.wait.max.ms": 0,
         # Restore points older than the log start were forgotten by retention: read what is left.
         "auto.offset.reset": "earliest",
     }

@@ -31,7 +31,12 @@ from onceflow.settings import NotificationSettings
 from services.notifications import metrics
 from services.notifications.batch import Batch, Position, plan
 from services.notifications.recovery import RETRIES, Transactional, retry
-from services.notifications.restore import CONTENT_HEADER, restore, wait_settled
+from services.notifications.restore import (
+    CONTENT_HEADER,
+    changelog_partitions,
+    restore,
+    wait_settled,
+)
 from services.notifications.seen import SeenIds
 from services.notifications.transform import Record
 
@@ -74,7 +79,8 @@ class Processor:
         self._transactional = Transactional(producer)
         self._admin = admin
         self._owned: set[int] = set()
-        self._changelog_ends: dict[int, int] = {}
+        self._tail: Consumer | None = None  # reads every instance's ids before each batch
+        self._changelog: list[int] = []  # its partitions (housekeeping reads them again)
         self._transactions = 0
         self._output_mutated = False
         self._refused: dict[Position, str] = {}  # in the open transaction: position -> reason
@@ -95,6 +101,8 @@ class Processor:
                     next_housekeeping = time.monotonic() + 30
         finally:
             self._consumer.close()  # leaves the group; no transaction is open here
+            if self._tail is not None:
+                self._tail.close()
 
     def _poll(self) -> list[Record]:
         notify = self._notify
@@ -126,6 +134,7 @@ class Processor:
             log.warning("consumer error: %s", error.str())
 
     def _transact(self, records: list[Record]) -> None:
+        self._catch_up()
         batch = plan(records, self._seen, self._notify.notify_max_event_bytes, self._horizon())
         started = time.monotonic()
         alone: set[Position] = set()
@@ -153,7 +162,7 @@ class Processor:
             failures = 0
         metrics.COMMIT_SECONDS.observe(time.monotonic() - started)
         metrics.TRANSACTIONS.labels("committed").inc()
-        self._seen.remember(batch.remembered, self._changelog_ends)
+        self._seen.remember(batch.remembered, {})  # the restore points move as the tail is read
         batch.count()
 
     @property
@@ -164,7 +173,6 @@ class Processor:
         """One transaction of `batch` (the notifications of records at `alone` each sent in a
         record set of its own): committed, or, when the output topic refused notifications
         for a data reason, aborted and those records' positions with the reason."""
-        self._changelog_ends = {}
         self._refused = {}
         self._producer.begin_transaction()
         self._produce(batch, alone)
@@ -227,14 +235,12 @@ class Processor:
                 self._producer.flush(30)
         for d in batch.dead_letters:
             self._producer.produce(notify.notify_dlq_topic, d.value, d.key, headers=d.headers)
-        for partition, event_id, occurred_at, content in batch.changelog:
+        for event_id, occurred_at, content in batch.changelog:
             self._producer.produce(
                 notify.notify_changelog_topic,
                 occurred_at.encode(),
-                event_id.encode(),
-                partition=partition,
+                event_id.encode(),  # keyed (partitioned) by event id
                 headers=[(CONTENT_HEADER, content.encode())],
-                on_delivery=self._delivered,
             )
 
     def _delivered_notification(
@@ -259,12 +265,6 @@ class Processor:
         first, *rest = notifications
         return rest if fault == "lose_one" else [first, first, *rest]
 
-    def _delivered(self, error: KafkaError | None, message: Message) -> None:
-        partition, offset = message.partition(), message.offset()
-        if error is None and partition is not None and offset is not None:
-            end = self._changelog_ends.get(partition, 0)
-            self._changelog_ends[partition] = max(end, offset + 1)
-
     def _rewind(self, partitions: list[int]) -> None:
         """After an abort: back to the committed offsets of the batch's partitions."""
         owned = [TopicPartition(self._input, p) for p in partitions if p in self._owned]
@@ -282,20 +282,29 @@ class Processor:
     def _assigned(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
         starts = self._starting_offsets(partitions)
         ids = [tp.partition for tp in starts]
-        changelog = self._notify.notify_changelog_topic
         if ids:
-            # An abandoned transaction is aborted by the coordinator within its timeout.
+            # The previous owners' last transactions are decided before their ids are read (an
+            # abandoned one is aborted by the coordinator within its timeout).
             settle = self._notify.notify_transaction_timeout_ms / 1000 + 30
-            wait_settled(self._admin, changelog, ids, settle)
-        # A reader per restore: an idle one would keep a connection (and its errors) open.
-        reader = self._reader()
-        try:
-            restore(reader, self._seen, changelog, ids)
-        finally:
-            reader.close()
+            changelog = self._notify.notify_changelog_topic
+            wait_settled(self._admin, changelog, self._changelog_partitions(), settle)
+            self._catch_up()
         consumer.incremental_assign(starts)
         self._owned.update(ids)
         log.info("assigned", extra={"partitions": ids})
+
+    def _catch_up(self) -> None:
+        """Read the whole changelog's committed tail into the cache: the ids every instance
+        notified up to now, whichever input partition they came from."""
+        if self._tail is None:
+            self._tail = self._reader()
+        topic = self._notify.notify_changelog_topic
+        restore(self._tail, self._seen, topic, self._changelog_partitions())
+
+    def _changelog_partitions(self) -> list[int]:
+        if not self._changelog:
+            self._changelog = changelog_partitions(self._admin, self._notify.notify_changelog_topic)
+        return self._changelog
 
     def _revoked(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
         self._disown(partitions)
@@ -317,6 +326,7 @@ class Processor:
         return int((datetime.now(UTC) - self._window).timestamp())
 
     def _housekeeping(self) -> None:
+        self._changelog = []  # a partition added to the changelog is read from the next batch
         forgotten = self._seen.forget_before(self._horizon())
         metrics.FORGOTTEN.inc(forgotten)
         for tp in self._consumer.assignment():

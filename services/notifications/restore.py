@@ -1,4 +1,5 @@
-"""Bring the local cache of notified ids up to the changelog before a partition is processed."""
+"""Bring the local cache of notified ids up to the whole changelog: every partition, since an
+id notified from any input partition is a duplicate on all of them."""
 
 import logging
 import time
@@ -9,6 +10,7 @@ from confluent_kafka import (
     IsolationLevel,
     KafkaError,
     KafkaException,
+    Message,
     TopicPartition,
 )
 from confluent_kafka.admin import AdminClient, OffsetSpec
@@ -22,14 +24,26 @@ Headers = dict[str, str | bytes | None] | list[tuple[str, str | bytes | None]] |
 CONTENT_HEADER = "content"
 
 
+def changelog_partitions(admin: AdminClient, topic: str) -> list[int]:
+    """The changelog's partitions."""
+    metadata = admin.list_topics(topic, timeout=30).topics[topic]
+    if metadata.error is not None:
+        raise KafkaException(metadata.error)
+    return sorted(metadata.partitions)
+
+
 def wait_settled(admin: AdminClient, topic: str, partitions: list[int], timeout: float) -> None:
-    """Wait until no transaction is undecided on these changelog partitions (last stable
-    offset = high watermark). The previous owner's offsets may be committed before its marker
-    reaches the changelog; restoring before that would stop short of its last ids."""
+    """Wait until every transaction that wrote to these changelog partitions before now is
+    decided (last stable offset >= the high watermark seen first). The previous owner's offsets
+    may be committed before its marker reaches the changelog; restoring before that would stop
+    short of its last ids. Transactions begun meanwhile do not hold it back."""
     deadline = time.monotonic() + timeout
+    ends: dict[int, int] | None = None
     while True:
         try:
-            if _stable_end(admin, topic, partitions) == _end(admin, topic, partitions):
+            ends = ends or _end(admin, topic, partitions)
+            stable = _stable_end(admin, topic, partitions)
+            if all(stable[p] >= end for p, end in ends.items()):
                 return
         except KafkaException as exc:  # a leader moving after a broker restart: ask again
             log.info("changelog offsets not available yet: %s", exc)
@@ -67,7 +81,7 @@ def restore(reader: Consumer, seen: SeenIds, topic: str, partitions: list[int]) 
     ends: dict[int, int] = {}
     try:
         while pending:
-            for message in reader.consume(1000, timeout=1.0):
+            for message in _next(reader):
                 error = message.error()
                 if error is not None and error.code() != KafkaError._PARTITION_EOF:
                     raise KafkaException(error)
@@ -80,15 +94,25 @@ def restore(reader: Consumer, seen: SeenIds, topic: str, partitions: list[int]) 
                 key, value = message.key(), message.value()
                 if key is not None and value is not None:
                     content = changelog_content(message.headers())
-                    entries.append((partition, key.decode(), epoch_of(value.decode()), content))
+                    entries.append((key.decode(), epoch_of(value.decode()), content))
                 ends[partition] = offset + 1
                 if len(entries) >= _CHUNK:
                     total += _flush(seen, entries, ends)
         total += _flush(seen, entries, ends)
     finally:
         reader.unassign()
-    log.info("restored notified ids", extra={"partitions": partitions, "ids": total})
+    log.debug("restored notified ids", extra={"partitions": partitions, "ids": total})
     return total
+
+
+def _next(reader: Consumer) -> list[Message]:
+    """What the reader holds already, else the next message or event (as soon as it comes;
+    consume() would wait out its timeout for a full batch)."""
+    ready = reader.consume(_CHUNK, timeout=0)
+    if ready:
+        return ready
+    message = reader.poll(1.0)
+    return [] if message is None else [message]
 
 
 def changelog_content(headers: Headers) -> str | None:

@@ -1,9 +1,12 @@
-"""The event ids already notified, per input partition: a local SQLite cache of the changelog.
+"""The event ids already notified, from every input partition: a local SQLite cache of the
+whole changelog.
 
-The truth is the changelog topic, written in the same Kafka transaction as the notifications
-and the input offsets. This cache only spares re-reading all of it: it records, per partition,
-the changelog offset it has read up to, and is written after a transaction commits (so it is
-never ahead of the changelog). Deleting the file costs one full re-read, nothing else.
+The truth is the changelog topic (keyed by event id), written in the same Kafka transaction as
+the notifications and the input offsets. This cache only spares re-reading all of it: it
+records, per changelog partition, the offset it has read up to. Only reading the changelog moves
+those restore points (restore.py); an instance's own committed ids are added right after its
+commit, and read again, harmlessly, when the reader reaches them. Deleting the file costs one
+full re-read, nothing else.
 
 Each id keeps its event's content fingerprint (fingerprint.py, in hex), so a copy with
 the same id and other content is recognised; ids remembered without one (by a version before
@@ -16,16 +19,20 @@ from datetime import datetime
 from pathlib import Path
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS seen (
-    partition INTEGER NOT NULL, event_id TEXT NOT NULL, occurred INTEGER NOT NULL, content TEXT,
-    PRIMARY KEY (partition, event_id)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS seen_occurred ON seen (occurred);
+CREATE TABLE IF NOT EXISTS ids (
+    event_id TEXT PRIMARY KEY, occurred INTEGER NOT NULL, content TEXT) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS ids_occurred ON ids (occurred);
 CREATE TABLE IF NOT EXISTS restored (
     partition INTEGER PRIMARY KEY, next_offset INTEGER NOT NULL);
 """
-# An older cache's table gains the column (NULL: content unknown).
-_FINGERPRINT = "ALTER TABLE seen ADD COLUMN content TEXT"
-Entry = tuple[int, str, int, str | None]  # partition, event id, occurred_at (epoch s), content
+# A cache of the per-partition layout (table `seen`, maybe without fingerprints) keeps its ids
+# (NULL content: unknown) and its restore points: everything before them is in it.
+_OLDER = {
+    True: "INSERT OR IGNORE INTO ids SELECT event_id, occurred, content FROM seen",
+    False: "INSERT OR IGNORE INTO ids SELECT event_id, occurred, NULL FROM seen",
+}
+_PARAMETERS = 30_000  # below SQLite's limit of bound parameters per statement (32,766)
+Entry = tuple[str, int, str | None]  # event id, occurred_at (epoch s), content fingerprint
 
 
 def epoch_of(occurred_at: str) -> int:
@@ -41,9 +48,12 @@ class SeenIds:
         self._db = sqlite3.connect(path, isolation_level=None)
         # A cache: losing the last writes on a power cut costs a re-read, never correctness.
         self._db.executescript("PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;" + _SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(seen)")}
-        if "content" not in columns:
-            self._db.execute(_FINGERPRINT)
+        older = {row[1] for row in self._db.execute("PRAGMA table_info(seen)")}
+        if older:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.execute(_OLDER["content" in older])
+                self._db.execute("DROP TABLE seen")
 
     def next_offset(self, partition: int) -> int | None:
         """The changelog offset to restore `partition` from (None: from its beginning)."""
@@ -52,21 +62,24 @@ class SeenIds:
         ).fetchone()
         return None if row is None else int(row[0])
 
-    def known(self, partition: int, event_ids: list[str]) -> dict[str, str | None]:
-        """Which of `event_ids` were already notified from `partition`, each with its content
-        fingerprint (None: unknown)."""
-        marks = ",".join("?" * len(event_ids))
-        rows = self._db.execute(
-            f"SELECT event_id, content FROM seen WHERE partition = ? AND event_id IN ({marks})",
-            (partition, *event_ids),
-        )
-        return {event_id: content for event_id, content in rows}
+    def known(self, event_ids: list[str]) -> dict[str, str | None]:
+        """Which of `event_ids` were already notified (from any input partition), each with its
+        content fingerprint (None: unknown)."""
+        known: dict[str, str | None] = {}
+        for start in range(0, len(event_ids), _PARAMETERS):
+            chunk = event_ids[start : start + _PARAMETERS]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT event_id, content FROM ids WHERE event_id IN ({marks})", chunk
+            )
+            known.update(rows)
+        return known
 
     def remember(self, entries: Iterable[Entry], next_offsets: dict[int, int]) -> None:
         """Add committed ids and move each partition's restore point, in one SQLite commit."""
         with self._db:
             self._db.execute("BEGIN")
-            self._db.executemany("INSERT OR IGNORE INTO seen VALUES (?, ?, ?, ?)", entries)
+            self._db.executemany("INSERT OR IGNORE INTO ids VALUES (?, ?, ?)", entries)
             self._db.executemany(
                 "INSERT INTO restored VALUES (?, ?) ON CONFLICT (partition) DO UPDATE "
                 "SET next_offset = max(next_offset, excluded.next_offset)",
@@ -76,7 +89,7 @@ class SeenIds:
     def forget_before(self, epoch: int) -> int:
         """Drop ids of events that occurred before `epoch` (outside the window); return how many."""
         with self._db:
-            return self._db.execute("DELETE FROM seen WHERE occurred < ?", (epoch,)).rowcount
+            return self._db.execute("DELETE FROM ids WHERE occurred < ?", (epoch,)).rowcount
 
     def close(self) -> None:
         """Close the file."""

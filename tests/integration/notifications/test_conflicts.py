@@ -19,7 +19,7 @@ from tests.integration.notifications.harness import (
     Input,
     Instance,
     Scratch,
-    assert_exactly_once,
+    check,
     read_output,
     wait_caught_up,
 )
@@ -66,15 +66,6 @@ def wait_counted(scratch: Scratch, n: int, *, conflicts: int) -> None:
         return value == conflicts
 
     wait_for(counted, what=f"{conflicts} conflicting duplicates counted", timeout=30)
-
-
-def check(scratch: Scratch, source: Input) -> None:
-    source.flush()
-    wait_caught_up(scratch, TIMEOUT)
-    out = read_output(
-        scratch, notifications=len(source.event_ids), dead=len(source.poison), timeout=TIMEOUT
-    )
-    assert_exactly_once(source, out)
 
 
 def test_an_event_id_reused_with_other_content_is_a_dead_letter(

@@ -13,9 +13,7 @@ from tests.integration.notifications.harness import (
     Input,
     Instance,
     Scratch,
-    assert_exactly_once,
-    read_output,
-    wait_caught_up,
+    check,
     wait_notified,
 )
 
@@ -52,18 +50,6 @@ def fault(signal_name: str, *, at: int) -> dict[str, str]:
         "ONCEFLOW_NOTIFY_FAULT_SIGNAL": signal_name,
         "ONCEFLOW_NOTIFY_FAULT_AT_TRANSACTION": str(at),
     }
-
-
-def check(scratch: Scratch, source: Input) -> None:
-    source.flush()
-    wait_caught_up(scratch, TIMEOUT)
-    out = read_output(
-        scratch,
-        notifications=len(source.event_ids),
-        dead=len(source.poison),
-        timeout=TIMEOUT,
-    )
-    assert_exactly_once(source, out)
 
 
 def test_duplicates_and_poison(scratch: Scratch, tmp_path: Path) -> None:

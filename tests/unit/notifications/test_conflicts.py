@@ -6,6 +6,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from onceflow.event_definition import REUSED_ID
 from services.notifications.batch import plan
 from services.notifications.fingerprint import fingerprint
@@ -45,8 +47,8 @@ def test_copies_with_other_content_are_dead_letters_and_the_first_stays(tmp_path
     changed = {**counted, "occurred_at": "2026-11-23T00:00:00Z"}
     seen.remember(
         [
-            (0, counted["event_id"], 0, content_fingerprint(written(counted))),
-            (0, unknown["event_id"], 0, None),  # remembered before fingerprints
+            (counted["event_id"], 0, content_fingerprint(written(counted))),
+            (unknown["event_id"], 0, None),  # remembered before fingerprints
         ],
         {0: 3},
     )
@@ -66,8 +68,8 @@ def test_copies_with_other_content_are_dead_letters_and_the_first_stays(tmp_path
         (REUSED_ID.encode(), records[0].value),
         (REUSED_ID.encode(), records[3].value),
     ]
-    assert [r[3] for r in batch.remembered] == [content_fingerprint(written(fresh))]
-    assert [c[3] for c in batch.changelog] == [content_fingerprint(written(fresh))]
+    assert [r[2] for r in batch.remembered] == [content_fingerprint(written(fresh))]
+    assert [c[2] for c in batch.changelog] == [content_fingerprint(written(fresh))]
 
 
 def test_a_refused_notification_becomes_its_records_dead_letter(tmp_path: Path) -> None:
@@ -77,25 +79,34 @@ def test_a_refused_notification_becomes_its_records_dead_letter(tmp_path: Path) 
     batch = plan(records, seen, MAX, late_before=0).refusing({(1, 1): "too large"})
     assert [n.event.event_id for n in batch.notifications] == [kept["event_id"]]
     assert [s.offset for s in batch.sources] == [0]
-    assert [i for _p, i, _t, _c in batch.changelog] == [kept["event_id"]]
-    assert [i for _p, i, _t, _c in batch.remembered] == [kept["event_id"]]
+    assert [i for i, _t, _c in batch.changelog] == [kept["event_id"]]
+    assert [i for i, _t, _c in batch.remembered] == [kept["event_id"]]
     (dead,) = batch.dead_letters
     assert (dead.value, error_of(dead.headers)) == (records[1].value, b"too large")
     assert batch.positions == {1: 2}
 
 
-def test_an_older_cache_gains_the_fingerprint_column_as_unknown(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fingerprints", [False, True])
+def test_an_older_per_partition_cache_keeps_its_ids_and_restore_points(
+    tmp_path: Path, fingerprints: bool
+) -> None:
     path = tmp_path / "seen.sqlite"
     old = sqlite3.connect(path)
+    column, unknown, g = (", content TEXT", ", NULL", ", 'g'") if fingerprints else ("", "", "")
     old.executescript(
         "CREATE TABLE seen (partition INTEGER NOT NULL, event_id TEXT NOT NULL,"
-        " occurred INTEGER NOT NULL, PRIMARY KEY (partition, event_id)) WITHOUT ROWID;"
-        "INSERT INTO seen VALUES (0, 'a', 1);"
+        f" occurred INTEGER NOT NULL{column}, PRIMARY KEY (partition, event_id)) WITHOUT ROWID;"
+        "CREATE TABLE restored (partition INTEGER PRIMARY KEY, next_offset INTEGER NOT NULL);"
+        f"INSERT INTO seen VALUES (0, 'a', 1{unknown});"
+        f"INSERT INTO seen VALUES (2, 'c', 1{g});"
+        "INSERT INTO restored VALUES (0, 4);"
     )
     old.close()
     seen = SeenIds(path)
-    seen.remember([(0, "b", epoch_of("2026-11-22T00:00:00Z"), "f")], {})
-    assert seen.known(0, ["a", "b"]) == {"a": None, "b": "f"}
+    seen.remember([("b", epoch_of("2026-11-22T00:00:00Z"), "f")], {})
+    c = "g" if fingerprints else None
+    assert seen.known(["a", "b", "c"]) == {"a": None, "b": "f", "c": c}
+    assert seen.next_offset(0) == 4
 
 
 def test_a_changelog_record_without_the_header_has_unknown_content() -> None:
