@@ -17,6 +17,7 @@ from onceflow.settings import (
 )
 from stack import (
     api_key,
+    checks,
     connector,
     health,
     jvm,
@@ -184,34 +185,31 @@ def _acting_on() -> str:
         raise typer.Exit(2) from exc
 
 
-def component_health(parts: list[Component]) -> dict[str, tuple[health.Process, str | None]]:
-    """Each component's process (supervisor) and why it does not work (None: it works)."""
-    exporter = f"http://127.0.0.1:{get_observability_settings().supervisor_exporter_port}/metrics"
-    proxy = supervisor.proxy() if supervisor.is_running() else None
-    processes = health.processes(proxy, exporter, [c.name for c in parts])
-    return {c.name: (processes[c.name], health.verdict(processes[c.name], c.check)) for c in parts}
-
-
 def _print_table(parts: list[Component], *, title: str) -> bool:
     """Print the components' table; True when every one works."""
     table = Table(title=title)
     for column in ("component", "process", "uptime", "restarts", "healthy", "address", "log"):
         table.add_column(column)
-    checked = component_health(parts)
+    checked = checks.check(parts)
     for component in parts:
-        process, problem = checked[component.name]
+        process, problem = checked[component.name].process, checked[component.name].problem
         restarts = "?" if process.restarts is None else str(process.restarts)
         table.add_row(
             component.name,
             process.state,
             health.duration(process.uptime),
             restarts,
-            "yes" if problem is None else f"[red]no[/]: {problem}",
+            "yes" if problem is None else "[red]no[/]",
             component.where,
             str((paths.LOGS / component.name).with_suffix(".log").relative_to(paths.ROOT)),
         )
     console.print(table)
-    return all(problem is None for _, problem in checked.values())
+    for name, checked_one in checked.items():
+        if checked_one.problem is not None:
+            console.print(
+                f"{name} does not work: {checked_one.problem}", highlight=False, soft_wrap=True
+            )
+    return all(c.healthy for c in checked.values())
 
 
 if __name__ == "__main__":

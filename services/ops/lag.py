@@ -9,6 +9,7 @@ transaction's records are not readable yet.
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import psycopg
@@ -21,6 +22,9 @@ SLOT_QUERY = (Path(__file__).parent / "sql" / "slot.sql").read_text()
 APPLIED_QUERY = (
     "SELECT key::int, max((value ->> 'last')::bigint) FROM analytics.applied_batches, "
     "jsonb_each(offsets) WHERE topic = %s GROUP BY key"
+)
+LAST_BATCH_QUERY = (
+    "SELECT max(committed_at), count(*) FROM analytics.applied_batches WHERE topic = %s"
 )
 
 
@@ -81,11 +85,21 @@ def applied_offsets(*, settings: Settings) -> dict[int, int]:
         return dict(conn.execute(APPLIED_QUERY, (settings.topic,)).fetchall())
 
 
-def topic_lag(*, settings: Settings) -> list[PartitionLag]:
-    """Per partition: the topic's end and stable offsets and how far the job's ledger is behind."""
-    return partition_lags(
-        settings.kafka_bootstrap, settings.topic, applied_offsets(settings=settings)
-    )
+def last_batch(*, settings: Settings) -> tuple[datetime | None, int]:
+    """When the job's newest batch of the topic committed (the ledger) and how many it holds."""
+    with psycopg.connect(settings.dsn("analyst")) as conn:
+        row = conn.execute(LAST_BATCH_QUERY, (settings.topic,)).fetchone()
+    return (None, 0) if row is None else (row[0], int(row[1]))
+
+
+def topic_lag(
+    *, settings: Settings, applied: Mapping[int, int] | None = None, timeout: float = 10.0
+) -> list[PartitionLag]:
+    """Per partition: the topic's end and stable offsets and how far the job's ledger is behind
+    (`applied`: the ledger's offsets when already read)."""
+    if applied is None:
+        applied = applied_offsets(settings=settings)
+    return partition_lags(settings.kafka_bootstrap, settings.topic, applied, timeout)
 
 
 def partition_lags(
