@@ -11,6 +11,7 @@ import os
 import signal
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -33,6 +34,7 @@ from services.notifications.batch import Batch, Position, plan
 from services.notifications.recovery import RETRIES, Transactional, retry
 from services.notifications.restore import (
     CONTENT_HEADER,
+    WRITER_HEADER,
     changelog_partitions,
     restore,
     wait_settled,
@@ -79,6 +81,7 @@ class Processor:
         self._transactional = Transactional(producer)
         self._admin = admin
         self._owned: set[int] = set()
+        self._writer = uuid.uuid4().hex  # this process's changelog records (WRITER_HEADER)
         self._tail: Consumer | None = None  # reads every instance's ids before each batch
         self._changelog: list[int] = []  # its partitions (housekeeping reads them again)
         self._transactions = 0
@@ -240,7 +243,7 @@ class Processor:
                 notify.notify_changelog_topic,
                 occurred_at.encode(),
                 event_id.encode(),  # keyed (partitioned) by event id
-                headers=[(CONTENT_HEADER, content.encode())],
+                headers=[(CONTENT_HEADER, content.encode()), (WRITER_HEADER, self._writer)],
             )
 
     def _delivered_notification(
@@ -299,7 +302,7 @@ class Processor:
         if self._tail is None:
             self._tail = self._reader()
         topic = self._notify.notify_changelog_topic
-        restore(self._tail, self._seen, topic, self._changelog_partitions())
+        restore(self._tail, self._seen, topic, self._changelog_partitions(), mine=self._writer)
 
     def _changelog_partitions(self) -> list[int]:
         if not self._changelog:

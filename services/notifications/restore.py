@@ -22,6 +22,9 @@ _CHUNK = 10_000
 Headers = dict[str, str | bytes | None] | list[tuple[str, str | bytes | None]] | None
 # The changelog record's header holding its event's content fingerprint (value: occurred_at).
 CONTENT_HEADER = "content"
+# The writing process's random token: its own records, read back, are passed over (they are in
+# its cache since their commit); another process, a restart of it included, reads them all.
+WRITER_HEADER = "writer"
 
 
 def changelog_partitions(admin: AdminClient, topic: str) -> list[int]:
@@ -69,9 +72,12 @@ def _end(admin: AdminClient, topic: str, partitions: list[int]) -> dict[int, int
     return _offsets(admin, topic, partitions, IsolationLevel.READ_UNCOMMITTED)
 
 
-def restore(reader: Consumer, seen: SeenIds, topic: str, partitions: list[int]) -> int:
+def restore(
+    reader: Consumer, seen: SeenIds, topic: str, partitions: list[int], *, mine: str = ""
+) -> int:
     """Read each changelog partition from the cache's restore point to its last stable offset
-    into `seen`; return how many ids were read."""
+    into `seen`; return how many ids were read. Records whose WRITER_HEADER is `mine` are this
+    process's own, remembered when they committed: only passed over."""
     if not partitions:
         return 0
     starts = [TopicPartition(topic, p, seen.next_offset(p) or OFFSET_BEGINNING) for p in partitions]
@@ -91,9 +97,10 @@ def restore(reader: Consumer, seen: SeenIds, topic: str, partitions: list[int]) 
                 if error is not None:
                     pending.discard(partition)
                     continue
-                key, value = message.key(), message.value()
-                if key is not None and value is not None:
-                    content = changelog_content(message.headers())
+                key, value, headers = message.key(), message.value(), message.headers()
+                mine_already = bool(mine) and _header(headers, WRITER_HEADER) == mine
+                if key is not None and value is not None and not mine_already:
+                    content = changelog_content(headers)
                     entries.append((key.decode(), epoch_of(value.decode()), content))
                 ends[partition] = offset + 1
                 if len(entries) >= _CHUNK:
@@ -117,9 +124,13 @@ def _next(reader: Consumer) -> list[Message]:
 
 def changelog_content(headers: Headers) -> str | None:
     """The content fingerprint a changelog record carries (None: written before fingerprints)."""
+    return _header(headers, CONTENT_HEADER)
+
+
+def _header(headers: Headers, wanted: str) -> str | None:
     items = headers.items() if isinstance(headers, dict) else headers or []
     for name, value in items:
-        if name == CONTENT_HEADER and value is not None:
+        if name == wanted and value is not None:
             return value.decode() if isinstance(value, bytes) else value
     return None
 

@@ -1,0 +1,75 @@
+"""restore(): the changelog's records into the cache, the process's own passed over."""
+
+from pathlib import Path
+from typing import Any, cast
+
+from confluent_kafka import Consumer, KafkaError
+
+from services.notifications.restore import CONTENT_HEADER, WRITER_HEADER, restore
+from services.notifications.seen import SeenIds
+
+OCCURRED = b"2026-11-25T10:00:00Z"
+
+
+class FakeMessage:
+    """A changelog record (or the end of its partition, with `eof`)."""
+
+    def __init__(self, offset: int, key: bytes = b"", headers: Any = None, *, eof: bool = False):
+        self._offset, self._key, self._headers, self._eof = offset, key, headers, eof
+
+    def error(self) -> KafkaError | None:
+        return KafkaError(KafkaError._PARTITION_EOF) if self._eof else None
+
+    def partition(self) -> int:
+        return 0
+
+    def offset(self) -> int:
+        return self._offset
+
+    def key(self) -> bytes:
+        return self._key
+
+    def value(self) -> bytes:
+        return OCCURRED
+
+    def headers(self) -> Any:
+        return self._headers
+
+
+class FakeReader:
+    """A reader holding the given messages, all at once."""
+
+    def __init__(self, messages: list[FakeMessage]) -> None:
+        self.messages = messages
+
+    def assign(self, _partitions: object) -> None: ...
+
+    def unassign(self) -> None: ...
+
+    def consume(self, _n: int, timeout: float) -> list[FakeMessage]:
+        ready, self.messages = self.messages, []
+        return ready
+
+    def poll(self, _timeout: float) -> None:
+        raise AssertionError("everything was consumed at once")
+
+
+def test_own_records_are_passed_over_and_the_restore_point_moves(tmp_path: Path) -> None:
+    seen = SeenIds(tmp_path / "seen.sqlite")
+    messages = [
+        FakeMessage(0, b"own", [(CONTENT_HEADER, b"a"), (WRITER_HEADER, b"me")]),
+        FakeMessage(1, b"other", [(CONTENT_HEADER, b"b"), (WRITER_HEADER, b"them")]),
+        FakeMessage(2, b"older", None),  # written before fingerprints and writers
+        FakeMessage(3, eof=True),
+    ]
+    reader = cast(Consumer, FakeReader(messages))
+    assert restore(reader, seen, "changelog", [0], mine="me") == 2
+    assert seen.known(["own", "other", "older"]) == {"other": "b", "older": None}
+    assert seen.next_offset(0) == 3
+
+
+def test_without_a_writer_every_record_is_read(tmp_path: Path) -> None:
+    seen = SeenIds(tmp_path / "seen.sqlite")
+    messages = [FakeMessage(0, b"own", [(WRITER_HEADER, b"me")]), FakeMessage(1, eof=True)]
+    assert restore(cast(Consumer, FakeReader(messages)), seen, "changelog", [0]) == 1
+    assert seen.known(["own"]) == {"own": None}
