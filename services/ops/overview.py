@@ -95,7 +95,7 @@ def why(exc: BaseException) -> str:
         return f"no answer ({type(exc).__name__}: {first})"
     if isinstance(exc, READABLE):
         return first
-    return f"{type(exc).__name__}: {first}"
+    return f"{type(exc).__name__}: {first}" if str(exc).strip() else type(exc).__name__
 
 
 def _slot(settings: Settings) -> dict[str, Any]:
