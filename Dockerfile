@@ -8,12 +8,19 @@ COPY stack/jvm/spark-kafka stack/jvm/spark-kafka
 RUN mvn -q -B -s stack/jvm/settings.xml -f stack/jvm/spark-kafka/pom.xml \
       dependency:copy-dependencies -DoutputDirectory=/jars
 
+# Swagger UI for the API's /docs, pinned by services/orders/package-lock.json (no CDN).
+FROM node:22-bookworm-slim AS swagger-ui
+WORKDIR /src
+COPY services/orders/package.json services/orders/package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+
 FROM python:3.11-slim-bookworm AS api
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 COPY pyproject.toml requirements.lock ./
 COPY onceflow onceflow
 COPY services services
+COPY --from=swagger-ui /src/node_modules services/orders/node_modules
 COPY spark_jobs spark_jobs
 COPY stack stack
 COPY migrations migrations

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the local stack needs and is missing: PostgreSQL 15, Prometheus, its PostgreSQL
 # exporter, Chromium and npm (Debian packages), the Python venv (pinned, from PyPI), the
-# dashboard's chart library (npm) and the JVM components (Maven Central). Safe to run again: it
-# skips whatever is already in place. Each failure ends with one sentence saying what to do.
+# browser files of the dashboard and of the API's /docs (npm) and the JVM components (Maven
+# Central). Safe to run again: it skips whatever is already in place. Each failure ends with
+# one sentence saying what to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,13 +71,16 @@ if [ ! -f "$stamp" ]; then
   rm -f .venv/.installed-*; touch "$stamp"
 fi
 
-# The dashboard's chart library, pinned by services/dashboard/package-lock.json (no build step).
-npm_stamp=services/dashboard/node_modules/.installed-$(sha256sum services/dashboard/package-lock.json | cut -c1-16)
-if [ ! -f "$npm_stamp" ]; then
-  echo "installing the dashboard's chart library (npm ci)"
-  (cd services/dashboard && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) ||
-    die "npm ci in services/dashboard failed: see the output above (npm registry reachable?), then run make up again."
-  touch "$npm_stamp"
-fi
+# The browser files served from node_modules (no build step, no CDN), each pinned by its
+# package-lock.json: the dashboard's chart library and the order API's Swagger UI (/docs).
+for npm_dir in services/dashboard services/orders; do
+  npm_stamp=$npm_dir/node_modules/.installed-$(sha256sum "$npm_dir/package-lock.json" | cut -c1-16)
+  if [ ! -f "$npm_stamp" ]; then
+    echo "installing the browser files of $npm_dir (npm ci)"
+    (cd "$npm_dir" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) ||
+      die "npm ci in $npm_dir failed: see the output above (npm registry reachable?), then run make up again."
+    touch "$npm_stamp"
+  fi
+done
 
 stack/fetch_jars.sh

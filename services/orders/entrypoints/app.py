@@ -9,7 +9,7 @@ from onceflow import logs
 from onceflow.settings import ApiSettings, Settings, get_api_settings, get_settings
 from services.orders.adapters.pool import make_pool
 from services.orders.domain.rate_limit import RateLimiter
-from services.orders.entrypoints import handlers, openapi
+from services.orders.entrypoints import docs, handlers, openapi
 from services.orders.entrypoints.middleware import RequestContextMiddleware
 from services.orders.entrypoints.routers import ops, orders, transitions
 from services.orders.service_layer.authentication import KeyCache
@@ -42,6 +42,8 @@ def create_app(settings: Settings | None = None, api: ApiSettings | None = None)
         version="1.0.0",
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # docs.py serves /docs from node_modules; FastAPI's would use a CDN
+        redoc_url=None,
         telemetry={"tracing": api.api_otel, "metrics": api.api_otel, "logs": api.api_otel},
     )
     app.state.pool = pool
@@ -55,6 +57,7 @@ def create_app(settings: Settings | None = None, api: ApiSettings | None = None)
     app.state.api_routes = [route for router in routers for route in router.routes]
     handlers.install(app)
     openapi.install(app, api)
+    docs.install(app)
     app.add_middleware(
         RequestContextMiddleware,
         max_body_bytes=api.api_max_body_bytes,
