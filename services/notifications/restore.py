@@ -22,6 +22,8 @@ _CHUNK = 10_000
 Headers = dict[str, str | bytes | None] | list[tuple[str, str | bytes | None]] | None
 # The changelog record's header holding its event's content fingerprint (value: occurred_at).
 CONTENT_HEADER = "content"
+# What a reader reports while a broker is away: it reconnects and goes on by itself.
+_PASSING = frozenset({KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._RESOLVE})
 # The writing process's random token: its own records, read back, are passed over (they are in
 # its cache since their commit); another process, a restart of it included, reads them all.
 WRITER_HEADER = "writer"
@@ -90,7 +92,10 @@ def restore(
             for message in _next(reader):
                 error = message.error()
                 if error is not None and error.code() != KafkaError._PARTITION_EOF:
-                    raise KafkaException(error)
+                    if error.fatal() or error.code() not in _PASSING:
+                        raise KafkaException(error)
+                    log.info("changelog reader: %s", error.str())  # it reconnects by itself
+                    continue
                 partition, offset = message.partition(), message.offset()
                 assert partition is not None
                 assert offset is not None

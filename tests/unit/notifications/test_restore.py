@@ -3,22 +3,24 @@
 from pathlib import Path
 from typing import Any, cast
 
-from confluent_kafka import Consumer, KafkaError
+import pytest
+from confluent_kafka import Consumer, KafkaError, KafkaException
 
 from services.notifications.restore import CONTENT_HEADER, WRITER_HEADER, restore
 from services.notifications.seen import SeenIds
 
 OCCURRED = b"2026-11-25T10:00:00Z"
+EOF = KafkaError._PARTITION_EOF
 
 
 class FakeMessage:
     """A changelog record (or the end of its partition, with `eof`)."""
 
-    def __init__(self, offset: int, key: bytes = b"", headers: Any = None, *, eof: bool = False):
-        self._offset, self._key, self._headers, self._eof = offset, key, headers, eof
+    def __init__(self, offset: int, key: bytes = b"", headers: Any = None, *, error: int = 0):
+        self._offset, self._key, self._headers, self._error = offset, key, headers, error
 
     def error(self) -> KafkaError | None:
-        return KafkaError(KafkaError._PARTITION_EOF) if self._eof else None
+        return KafkaError(self._error) if self._error else None
 
     def partition(self) -> int:
         return 0
@@ -60,7 +62,7 @@ def test_own_records_are_passed_over_and_the_restore_point_moves(tmp_path: Path)
         FakeMessage(0, b"own", [(CONTENT_HEADER, b"a"), (WRITER_HEADER, b"me")]),
         FakeMessage(1, b"other", [(CONTENT_HEADER, b"b"), (WRITER_HEADER, b"them")]),
         FakeMessage(2, b"older", None),  # written before fingerprints and writers
-        FakeMessage(3, eof=True),
+        FakeMessage(3, error=EOF),
     ]
     reader = cast(Consumer, FakeReader(messages))
     assert restore(reader, seen, "changelog", [0], mine="me") == 2
@@ -70,6 +72,19 @@ def test_own_records_are_passed_over_and_the_restore_point_moves(tmp_path: Path)
 
 def test_without_a_writer_every_record_is_read(tmp_path: Path) -> None:
     seen = SeenIds(tmp_path / "seen.sqlite")
-    messages = [FakeMessage(0, b"own", [(WRITER_HEADER, b"me")]), FakeMessage(1, eof=True)]
+    messages = [
+        FakeMessage(0, b"own", [(WRITER_HEADER, b"me")]),
+        FakeMessage(1, error=EOF),
+    ]
     assert restore(cast(Consumer, FakeReader(messages)), seen, "changelog", [0]) == 1
     assert seen.known(["own"]) == {"own": None}
+
+
+def test_a_broker_away_is_waited_out_and_another_error_raises(tmp_path: Path) -> None:
+    seen = SeenIds(tmp_path / "seen.sqlite")
+    eof = FakeMessage(1, error=EOF)
+    away = [FakeMessage(-1, error=KafkaError._TRANSPORT), FakeMessage(0, b"id"), eof]
+    assert restore(cast(Consumer, FakeReader(away)), seen, "changelog", [0]) == 1
+    gone = [FakeMessage(-1, error=KafkaError.UNKNOWN_TOPIC_OR_PART), eof]
+    with pytest.raises(KafkaException):
+        restore(cast(Consumer, FakeReader(gone)), seen, "changelog", [0])
