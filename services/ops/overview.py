@@ -24,7 +24,7 @@ from onceflow.settings import (
 from services.ops import aggregation_letters, alerts, connect_api, lag, notification_letters
 from services.ops.dead_letters import DeadLetterError, Filter
 from services.ops.journey import iso
-from stack import checks, health
+from stack import checks, health, supervisor
 from stack.components import Component, components
 
 # Kafka calls give up after this: an unreachable broker costs the overview seconds, not minutes.
@@ -234,14 +234,16 @@ def gather(
         ("alerts", "alerts", lambda: _alerts(observe)),
     ]
     with ThreadPoolExecutor(max_workers=len(readers) + 1) as pool:
-        checked = pool.submit(checks.check, parts)
+        # No supervisord (the Compose stack, or nothing up): no process states to show.
+        checked = pool.submit(checks.check, parts) if supervisor.is_running() else None
         futures = [(hops[name], key, pool.submit(read)) for name, key, read in readers]
         for hop, key, future in futures:
             try:
                 hop.facts[key] = future.result()
             except Exception as exc:  # every reader's failure is a sentence, never a trace
                 hop.unavailable[key] = why(exc)
-        processes = checked.result()  # a probe's failure is already a sentence (health.verdict)
+        # A probe's failure is already a sentence (health.verdict).
+        processes = {} if checked is None else checked.result()
     for hop in hops.values():
         hop.processes = {p: processes[p] for p in hop.programs if p in processes}
     job, topic = hops["aggregation"], hops["topic"]

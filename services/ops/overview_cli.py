@@ -31,6 +31,8 @@ def overview(as_json: JsonFlag = False) -> None:
         ]
         for line in lines:
             console.print(f"  {line}", highlight=False)
+    if not any(hop.processes for hop in hops):
+        console.print("no supervisord answers: process states, uptimes and restarts unknown")
 
 
 def _yes(healthy: bool) -> str:
