@@ -8,7 +8,17 @@ from datetime import UTC, datetime
 import orjson
 
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
-_STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName"}
+# Record attributes that are not extras; uvicorn's `color_message` (its message with ANSI colour
+# codes, for terminals) is one too: `msg` already says it, in plain text.
+_STANDARD = set(logging.makeLogRecord({}).__dict__) | {
+    "message",
+    "asctime",
+    "taskName",
+    "color_message",
+}
+# HTTP clients log every request at INFO (the dashboard's 16 Prometheus queries a refresh):
+# their warnings and errors still show.
+QUIET = ("httpx", "httpcore")
 
 
 class JsonFormatter(logging.Formatter):
@@ -30,7 +40,8 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure(level: str) -> None:
-    """Send every log record (uvicorn's included, but its access log) to stderr as JSON."""
+    """Send every log record (uvicorn's included, but its access log and the HTTP clients'
+    per-request lines) to stderr as JSON."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
@@ -41,3 +52,5 @@ def configure(level: str) -> None:
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = name != "uvicorn.access"
+    for name in QUIET:
+        logging.getLogger(name).setLevel(logging.WARNING)

@@ -35,6 +35,27 @@ def test_outside_a_request_there_is_no_request_id() -> None:
     assert "request_id" not in orjson.loads(JsonFormatter().format(_record()))
 
 
+def test_no_ansi_codes_reach_a_line() -> None:
+    # uvicorn logs "Started server process [%d]" with a coloured copy as an extra
+    record = _record(color_message="Started server process [\x1b[36m%d\x1b[0m]")
+    line = JsonFormatter().format(record)
+    assert "\x1b" not in line
+    assert "\\u001b" not in line
+    assert "color_message" not in orjson.loads(line)
+
+
+def test_http_clients_log_no_line_per_request() -> None:
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        configure("INFO")
+        for name in ("httpx", "httpcore"):
+            assert not logging.getLogger(name).isEnabledFor(logging.INFO)
+            assert logging.getLogger(name).isEnabledFor(logging.WARNING)
+    finally:
+        root.handlers[:], root.level = saved[0], saved[1]
+
+
 def test_uvicorn_does_not_log_each_request_a_second_time() -> None:
     root = logging.getLogger()
     saved = root.handlers[:], root.level
