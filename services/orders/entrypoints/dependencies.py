@@ -8,11 +8,11 @@ from uuid import UUID
 import orjson
 from fastapi import Depends, Request
 
-from onceflow import contract
+from onceflow import contract, logs
 from onceflow.settings import ApiSettings
 from services.orders.adapters.pool import Pool
 from services.orders.entrypoints.auth import Writer
-from services.orders.entrypoints.problems import STORED, ProblemError
+from services.orders.entrypoints.problems import ProblemError, stored_problems
 from services.orders.entrypoints.tracing import traceparent_for
 from services.orders.service_layer.unit_of_work import PsycopgUnitOfWork, UnitOfWork
 
@@ -50,7 +50,9 @@ async def write_context(request: Request, client: Writer) -> WriteContext:
     return WriteContext(
         client_id=client.id,
         uow=PsycopgUnitOfWork(
-            request.app.state.pool, wait_ms=api.api_idempotency_wait_ms, problems=STORED
+            request.app.state.pool,
+            wait_ms=api.api_idempotency_wait_ms,
+            problems=stored_problems(logs.request_id.get()),
         ),
         key=idempotency_key(request),
         traceparent=traceparent_for(request.headers.get("traceparent")),

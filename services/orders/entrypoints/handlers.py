@@ -1,4 +1,5 @@
-"""Exception handlers: every error leaves the API as problem+json (RFC 9457)."""
+"""Exception handlers: every error leaves the API as problem+json (RFC 9457); an unexpected
+one is answered by the middleware (with the request id)."""
 
 import logging
 from collections.abc import Awaitable, Callable
@@ -73,12 +74,6 @@ async def database_unavailable(_: Request, exc: Exception) -> Response:
     )
 
 
-async def internal_error(_: Request, exc: Exception) -> Response:
-    """Anything unexpected: logged with its traceback, answered without internals."""
-    log.error("unhandled error", exc_info=exc)
-    return problem_response(500, None, "an unexpected error occurred")
-
-
 STATIC = {
     IdempotencyKeyReusedError: (
         422,
@@ -101,7 +96,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ProblemError, problem_error)
     app.add_exception_handler(psycopg.OperationalError, database_unavailable)
     app.add_exception_handler(PoolTimeout, database_unavailable)
-    app.add_exception_handler(Exception, internal_error)
+    # Anything unexpected: middleware.py logs it and answers 500 with the request id.
     for exc_type, (status, slug, detail) in STATIC.items():
         app.add_exception_handler(exc_type, _static(status, slug, detail))
 

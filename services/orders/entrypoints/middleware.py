@@ -1,24 +1,67 @@
-"""Pure ASGI middleware: request id, body limits and media type, metrics and access log."""
+"""Pure ASGI middleware: request id (a response header, a field of every problem body and of
+every log line), body limits and media type, the 500 answer, metrics and access log."""
 
 import logging
 import re
 import time
 import uuid
 
+import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from onceflow import logs
 from services.orders.entrypoints import metrics
-from services.orders.entrypoints.problems import problem_response
+from services.orders.entrypoints.problems import PROBLEM_JSON, problem_response
 
 access_log = logging.getLogger("onceflow.access")
+log = logging.getLogger("onceflow.api")
 JSON_TYPE = re.compile(r"^application/([a-z0-9.+-]+\+)?json\s*(;.*)?$", re.IGNORECASE)
 REQUEST_ID = re.compile(r"^[\x21-\x7e]{1,128}$")
 BODY_METHODS = {"POST", "PUT", "PATCH"}
+PROBLEM = PROBLEM_JSON.encode()
 
 
 class TooLargeError(Exception):
     """The body exceeded the configured limit while it was being read."""
+
+
+class _Reply:
+    """A response on its way out: `X-Request-Id` on it, and `request_id` in a problem body."""
+
+    def __init__(self, send: Send, rid: str) -> None:
+        self.downstream, self.rid = send, rid
+        self.status, self.started = 500, False
+        self.held: Message | None = None  # a problem's start, until its body is complete
+        self.body: list[bytes] = []
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status, self.started = message["status"], True
+            headers = [*message.get("headers", []), (b"x-request-id", self.rid.encode())]
+            message = {**message, "headers": headers}
+            if any(k == b"content-type" and v.startswith(PROBLEM) for k, v in headers):
+                self.held = message
+                return
+        elif message["type"] == "http.response.body" and self.held is not None:
+            self.body.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            await self._send_problem()
+            return
+        await self.downstream(message)
+
+    async def _send_problem(self) -> None:
+        assert self.held is not None
+        body = b"".join(self.body)
+        if body:  # not a HEAD request's; a replayed answer names its first request already
+            problem = orjson.loads(body)
+            if "request_id" not in problem:
+                body = orjson.dumps({**problem, "request_id": self.rid})
+        headers = [(k, v) for k, v in self.held["headers"] if k != b"content-length"]
+        headers.append((b"content-length", str(len(body)).encode()))
+        await self.downstream({**self.held, "headers": headers})
+        await self.downstream({"type": "http.response.body", "body": body})
+        self.held = None
 
 
 class RequestContextMiddleware:
@@ -36,23 +79,24 @@ class RequestContextMiddleware:
         given = headers.get("x-request-id", "")
         rid = given if REQUEST_ID.match(given) else uuid.uuid4().hex
         token = logs.request_id.set(rid)
-        status = 500
-
-        async def send_with_id(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode())]
-            await send(message)
-
+        reply = _Reply(send, rid)
         try:
             rejection = await self._read_body(scope, receive, headers)
             if isinstance(rejection, tuple):
-                await problem_response(*rejection)(scope, receive, send_with_id)
+                await problem_response(*rejection)(scope, receive, reply.send)
             else:
-                await self.app(scope, rejection, send_with_id)
+                await self.app(scope, rejection, reply.send)
+        except Exception:
+            if reply.started:
+                raise
+            # Answered here, not by Starlette's outermost error middleware, so the 500 carries
+            # the request id too (header, body, log lines).
+            log.exception("unhandled error")
+            await problem_response(500, None, "an unexpected error occurred")(
+                scope, receive, reply.send
+            )
         finally:
-            self._observe(scope, status, time.perf_counter() - started)
+            self._observe(scope, reply.status, time.perf_counter() - started)
             logs.request_id.reset(token)
 
     async def _read_body(

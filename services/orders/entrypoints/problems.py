@@ -5,7 +5,7 @@ from http import HTTPStatus
 from typing import Any
 
 import orjson
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 PROBLEM_JSON = "application/problem+json"
@@ -30,6 +30,9 @@ class Problem(BaseModel):
     detail: str
     errors: list[FieldError] | None = None
     order_status: str | None = None
+    request_id: str = Field(
+        description="The response's X-Request-Id: quote it to find the request's log lines."
+    )
 
 
 class ProblemError(Exception):
@@ -54,13 +57,21 @@ def problem_document(status: int, slug: str | None) -> dict[str, Any]:
 ORDER_NOT_FOUND = "order-not-found"
 # The problems the write functions store as a key's answer, by the kind the SQL names them
 # (orders.transition_order adds the detail).
-STORED = orjson.dumps(
-    {
-        "not_found": problem_document(404, ORDER_NOT_FOUND),
-        "invalid_transition": problem_document(409, "invalid-transition"),
-        "concurrent_transition": problem_document(409, "concurrent-transition"),
-    }
-).decode()
+_STORED_KINDS = {
+    "not_found": problem_document(404, ORDER_NOT_FOUND),
+    "invalid_transition": problem_document(409, "invalid-transition"),
+    "concurrent_transition": problem_document(409, "concurrent-transition"),
+}
+
+
+def stored_problems(request_id: str | None) -> str:
+    """The stored problems as the write functions take them, naming the request (a replay of
+    the answer is then byte for byte the first, with the id of the request that produced it)."""
+    named = {"request_id": request_id} if request_id else {}
+    return orjson.dumps({kind: {**doc, **named} for kind, doc in _STORED_KINDS.items()}).decode()
+
+
+STORED = stored_problems(None)
 
 
 # RFC 6750 challenges: a client learns how to authenticate, or which scope it lacks.
