@@ -23,7 +23,15 @@ from services.ops.dead_letters import (
     parse_id,
     parse_since,
 )
-from services.ops.output import JsonFlag, console, emit_json, fail, readable_errors
+from services.ops.output import (
+    JsonFlag,
+    Listing,
+    console,
+    emit_json,
+    fail,
+    readable_errors,
+    stamp,
+)
 
 app = typer.Typer(help="Dead letters of every stage: list, show, replay.", no_args_is_help=True)
 
@@ -91,21 +99,21 @@ def _print_list(shown: list[DeadLetter], groups: list[dict[str, Any]], notes: li
     if not groups:
         console.print("no dead letters")
     else:
-        by_reason = Table(title="dead letters per stage and reason")
-        for column in ("stage", "reason", "count", "newest (UTC)"):
-            by_reason.add_column(column, justify="right" if column == "count" else "left")
+        by_reason = Listing(
+            ("stage", "reason", "count", "newest (UTC)"),
+            title="dead letters per stage and reason",
+            right=("count",),
+        )
         for g in groups:
-            by_reason.add_row(
-                g["stage"], Text(g["reason"]), str(g["count"]), f"{g['newest']:%F %T}"
-            )
-        console.print(by_reason)
-        table = Table(title=f"newest {len(shown)} (show or replay one by its id)")
-        for column in ("id", "at (UTC)", "error", "replayed"):
-            table.add_column(column)
+            by_reason.add_row(g["stage"], Text(g["reason"]), g["count"], stamp(g["newest"]))
+        by_reason.print()
+        table = Listing(
+            ("id", "at (UTC)", "error", "replayed"),
+            title=f"newest {len(shown)} (show or replay one by its id)",
+        )
         for d in shown:
-            replayed = "" if d.replayed_at is None else f"{d.replayed_at:%F %T}"
-            table.add_row(Text(d.id), f"{d.at:%F %T}", Text(d.error), replayed)
-        console.print(table)
+            table.add_row(Text(d.id), stamp(d.at), Text(d.error), stamp(d.replayed_at))
+        table.print()
     for note in notes:
         console.print(f"[yellow]{note}[/]")
 
@@ -148,14 +156,14 @@ def show(
     rows: list[tuple[str, str]] = [
         ("stage", str(letter.stage)),
         ("where", f"{letter.topic} partition {letter.partition} offset {letter.offset}"),
-        ("at (UTC)", f"{letter.at:%F %T}"),
+        ("at (UTC)", stamp(letter.at)),
         ("error", letter.error),
         ("key", raw.printable(letter.key)),
         ("value", raw.printable(letter.value)),
         *[(f"header {name}", raw.printable(value)) for name, value in letter.headers],
     ]
     if letter.replayed_at is not None:
-        rows.append(("replayed", f"{letter.replayed_at:%F %T} event {letter.replayed_event_id}"))
+        rows.append(("replayed", f"{stamp(letter.replayed_at)} event {letter.replayed_event_id}"))
     for name, value in rows:
         table.add_row(name, Text(value))
     console.print(table)

@@ -14,8 +14,10 @@ import psycopg
 import typer
 from confluent_kafka import KafkaException
 from rich.console import Console
+from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from services.ops.alerts import PrometheusError
 from services.ops.clients import ClientError
@@ -62,12 +64,12 @@ class Listing:
     columns: tuple[str, ...]
     title: str | None = None
     right: tuple[str, ...] = ()
-    rows: list[tuple[str, ...]] = field(default_factory=list)
+    rows: list[tuple[str | Text, ...]] = field(default_factory=list)
     sections: set[int] = field(default_factory=set)  # rows that end a group
 
     def add_row(self, *cells: object) -> None:
-        """Append one row, a cell per column (markup allowed)."""
-        self.rows.append(tuple(str(cell) for cell in cells))
+        """Append one row, a cell per column (markup allowed; a Text cell is printed as is)."""
+        self.rows.append(tuple(c if isinstance(c, Text) else str(c) for c in cells))
 
     def add_section(self) -> None:
         """End a group of rows (a rule between them in the table)."""
@@ -95,7 +97,7 @@ class Listing:
         for row in self.rows:
             lines = (
                 textwrap.fill(
-                    f"{column:<{label}}{cell}",
+                    f"{column:<{label}}{escape(cell.plain) if isinstance(cell, Text) else cell}",
                     width=console.width,
                     subsequent_indent=" " * label,
                     break_long_words=False,
