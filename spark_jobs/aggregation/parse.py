@@ -15,6 +15,11 @@ How the phases map onto Spark, and why they cost little on valid records:
   has exactly the declared fields, each once, of its JSON type, in strict JSON: phases 2-4 hold
   and are skipped. Any other text (also a valid event written otherwise, e.g. with escapes)
   takes the exact path below.
+  That text is not written by to_json: it is concatenated from the typed fields between literal
+  keys (only an array's elements go through to_json), which is exact because it is compared
+  only with a text without a backslash (no escapes); `_complete` and the choice of one form by
+  the text's first key use no lambda and no second rendering (docs/benchmarks.md: what these
+  checks cost a backfill).
 - The exact path for phases 2-4 reads the text as a variant (`try_parse_json`, which refuses
   duplicate keys), and checks syntax by parsing it wrapped twice: `[text]` must be an array of
   one value under the strict options, and `{"x":text}` must parse too; the two wrappers cannot
@@ -50,6 +55,8 @@ _SEPARATOR = "\n"  # joins an array's strings; no declared pattern matches it
 _VARIANT_TYPE = {Json.STRING: "STRING", Json.INTEGER: "BIGINT"}
 _VARIANT_PREFIX = {Json.OBJECT: "OBJECT<", Json.ARRAY: "ARRAY<"}
 _OBJECT = "map<string,variant>"
+# A value no valid event has, per JSON type: `array_contains` of it tells a null element.
+_NO_VALUE: dict[Json, str | int] = {Json.STRING: _SEPARATOR, Json.INTEGER: -(2**63)}
 
 
 def _text() -> Column:
@@ -80,42 +87,66 @@ def _raw_error(max_event_bytes: int) -> Column:
     )
 
 
-def _in_document_order(value: Column, path: str) -> Column:
-    """The struct `value` (the object at `path`) rebuilt with its fields in document order."""
-    fields = []
-    for f in D.children(path):
+def _rendered(value: Column, path: str, order: S.Order) -> Column:
+    """The object at `path` as to_json writes it with its fields in `order`, but concatenated
+    from its typed fields (to_json only for an array's elements): exact for values holding no
+    character JSON escapes, which _canonical makes sure of (the text has no backslash)."""
+    parts: list[str | Column] = []
+    for f in order(D.children(path)):
+        parts.append(("," if parts else "{") + f'"{f.name}":')
         column = value[f.name]
         if f.json is Json.OBJECT:
-            column = _in_document_order(column, f.path)
+            parts.append(_rendered(column, f.path, order))
         elif f.json is Json.ARRAY:
-            names = [c.name for c in D.children(f.elements)]
-            column = F.arrays_zip(*[column[name].alias(name) for name in names])
-        fields.append(column.alias(f.name))
-    return F.struct(*fields)
+            names = [c.name for c in order(D.children(f.elements))]
+            if names != [c.name for c in D.wire_order(D.children(f.elements))]:
+                column = F.arrays_zip(*[column[name].alias(name) for name in names])
+            parts.append(F.to_json(column, _TO_JSON))
+        elif f.json is Json.STRING:
+            parts += ['"', column, '"']
+        else:
+            parts.append(column.cast("string"))
+    parts.append("}")
+    merged: list[str | Column] = []  # adjacent literals as one
+    for part in parts:
+        if isinstance(part, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += part
+        else:
+            merged.append(part)
+    return F.concat(*[F.lit(x) if isinstance(x, str) else x for x in merged])
 
 
 def _complete() -> Column:
-    """Whether every required field was read (to_json leaves out what was not)."""
+    """Whether every required field was read (to_json leaves out what was not); false may also
+    mean "not sure" (the exact path decides). No lambda: an element-wise field (the array of each
+    element's value) holds no null, which also says each element is an object, when
+    `array_contains` of a value no event has is false (null: a null element; true: the value)."""
     complete = F.lit(True)
     for field in D.FIELDS:
         value = _at(field.path)
-        if field.json is Json.ARRAY:  # and each element is an object
-            complete = complete & (F.size(F.array_compact(value)) == F.size(value))
         if "[]" in field.path and field.required:
-            complete = complete & (F.size(F.array_compact(value)) == F.size(_at(field.parent)))
+            complete = complete & ~F.array_contains(value, F.lit(_NO_VALUE[field.json]))
         elif field.required:
             complete = complete & value.isNotNull()
     return complete
 
 
 def _canonical() -> Column:
-    """Whether the text is exactly what from_json read, complete, in either known form."""
-    ev = F.col("ev")
-    wire = F.to_json(ev, _TO_JSON)
-    document = F.to_json(_in_document_order(ev, D.ROOT), _TO_JSON)
-    compact = F.translate(_text(), D.JSON_LIMITS.whitespace, "")
-    canonical = (_text() == wire) | compact.isin(wire, document)
-    return F.coalesce(_complete() & canonical, F.lit(False))
+    """Whether the text is exactly what from_json read, complete, in either known form: what
+    to_json writes of it, rendered by _rendered (cheaper than to_json), for a text without a
+    backslash (no escape, so no value holds a character to_json would escape) that from_json read
+    whole. The forms start with different keys, so the text's start picks the one to render, and
+    only the document form removes whitespace (`replace` per character: `translate` looks up
+    every character)."""
+    ev, text = F.col("ev"), _text()
+    first = f'{{"{D.wire_order(D.children(D.ROOT))[0].name}":'
+    compact = text
+    for space in D.JSON_LIMITS.whitespace:
+        compact = F.replace(compact, F.lit(space), F.lit(""))
+    canonical = F.when(text.startswith(first), text == _rendered(ev, D.ROOT, D.wire_order))
+    canonical = canonical.otherwise(compact == _rendered(ev, D.ROOT, S.document_order))
+    plain = ~text.contains("\\") & ev[S.CORRUPT_COLUMN].isNull()
+    return F.coalesce(plain & _complete() & canonical, F.lit(False))
 
 
 def _variant_is(value: Column, json: Json) -> Column:
@@ -252,10 +283,12 @@ def _breaks(field: Field, value: Column) -> Column:
         broken = broken | (F.length(value) > field.max_length)
     if field.pattern is not None:
         broken = broken | ~value.rlike(S.full_match(field.pattern))
-    if field.timestamp:
-        moment = F.try_to_timestamp(value)
+    if field.timestamp:  # its whole seconds s: |2s - (first + last)| > last - first
+        # (one parse, not one per bound; EARLIEST starts a second, LATEST ends one)
+        seconds = F.unix_seconds(F.try_to_timestamp(value))
+        first, last = (F.unix_seconds(F.lit(t)) for t in (D.EARLIEST, D.LATEST))
         broken = broken | F.coalesce(
-            (moment < F.lit(D.EARLIEST)) | (moment > F.lit(D.LATEST)), F.lit(True)
+            F.abs(seconds * 2 - (first + last)) > last - first, F.lit(True)
         )
     if field.minimum is not None:
         broken = broken | (value < field.minimum)
