@@ -36,5 +36,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("SET LOCAL lock_timeout = '10s'")
     dropped = ", ".join(f"DROP COLUMN {name}" for name, _ in COLUMNS)
     op.execute(f"ALTER TABLE analytics.dead_letters {dropped}")

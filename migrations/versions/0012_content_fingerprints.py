@@ -34,5 +34,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("SET LOCAL lock_timeout = '10s'")
     for table in TABLES:
         op.execute(f"ALTER TABLE {table} DROP COLUMN fingerprint")

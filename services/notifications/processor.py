@@ -50,7 +50,6 @@ REFUSED_RECORD = frozenset(
     {
         KafkaError.MSG_SIZE_TOO_LARGE,
         KafkaError.RECORD_LIST_TOO_LARGE,
-        KafkaError.INVALID_RECORD,
         KafkaError.INVALID_MSG_SIZE,
     }
 )
@@ -87,6 +86,7 @@ class Processor:
         self._transactions = 0
         self._output_mutated = False
         self._refused: dict[Position, str] = {}  # in the open transaction: position -> reason
+        self._commit_tried = False  # the open transaction's commit was asked for
 
     def run(self, stop: threading.Event) -> None:
         """Process batches until `stop` is set; raise on a fatal error (the caller exits)."""
@@ -149,9 +149,14 @@ class Processor:
                 # Aborted, or the producer re-created (recovery.py); raises when fenced.
                 self._transactional.recover(exc.args[0])
                 failures += 1
-                # Records the broker refused leave a gap in the producer's sequence numbers,
-                # which the next transaction meets; the abort bumped the epoch: try again.
-                if alone and failures < RETRIES:
+                if self._commit_tried:
+                    # The commit's outcome is unknown (a new producer's init may complete it):
+                    # nothing is tried again, and this process's changelog records are read
+                    # back from now on rather than taken as already in its cache.
+                    self._writer = uuid.uuid4().hex
+                elif alone and failures < RETRIES:
+                    # Records the broker refused leave a gap in the producer's sequence
+                    # numbers, which the next transaction meets; the abort bumped the epoch.
                     continue
                 self._rewind(list(batch.positions))
                 return
@@ -176,7 +181,7 @@ class Processor:
         """One transaction of `batch` (the notifications of records at `alone` each sent in a
         record set of its own): committed, or, when the output topic refused notifications
         for a data reason, aborted and those records' positions with the reason."""
-        self._refused = {}
+        self._refused, self._commit_tried = {}, False
         self._producer.begin_transaction()
         self._produce(batch, alone)
         self._maybe_fault()
@@ -195,6 +200,7 @@ class Processor:
                 positions, self._consumer.consumer_group_metadata(), 30
             )
         )
+        self._commit_tried = True
         retry(lambda: self._producer.commit_transaction(30))
         return {}
 

@@ -24,9 +24,10 @@ log = logging.getLogger("onceflow.notifications")
 T = TypeVar("T")
 RETRIES = 10
 # Another incarnation of this transactional.id took over: this one is a zombie.
-FENCED = frozenset(
-    {KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH}
-)
+FENCED = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED})
+# Fencing when the client says so (fatal); otherwise abortable (e.g. a produce that met an epoch
+# bumped by the protocol, KIP-588/890).
+EPOCH = KafkaError.INVALID_PRODUCER_EPOCH
 # What a new producer would meet again: stopping (and an operator) is the only way on.
 FATAL = frozenset(
     {
@@ -52,7 +53,8 @@ class Action(enum.Enum):
 
 def action(error: KafkaError) -> Action:
     """What to do about `error`, raised by a call of a transaction."""
-    if error.code() in FENCED or error.code() in FATAL:
+    fenced = error.code() in FENCED or (error.code() == EPOCH and error.fatal())
+    if fenced or error.code() in FATAL:
         return Action.STOP
     if error.fatal():
         return Action.RECREATE

@@ -17,14 +17,17 @@ from confluent_kafka import Consumer, IsolationLevel, KafkaError, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from onceflow.settings import Settings
+from services.ops.replay import QUERY_ID as REPLAY_QUERY_ID
 
 SLOT_QUERY = (Path(__file__).parent / "sql" / "slot.sql").read_text()
 APPLIED_QUERY = (
     "SELECT key::int, max((value ->> 'last')::bigint) FROM analytics.applied_batches, "
     "jsonb_each(offsets) WHERE topic = %s GROUP BY key"
 )
+# The job's batches: a dead letter's replay (query `replay`) says nothing of the job's progress.
 LAST_BATCH_QUERY = (
-    "SELECT max(committed_at), count(*) FROM analytics.applied_batches WHERE topic = %s"
+    "SELECT max(committed_at), count(*) FROM analytics.applied_batches"
+    f" WHERE topic = %s AND query_id <> '{REPLAY_QUERY_ID}'"
 )
 
 

@@ -5,7 +5,9 @@ applied once, in order; any other failure propagates (the caller's transaction r
 
 Pieces are applied one after the other, so a refusal that only a combination of items causes
 (e.g. a sum beyond a column's range) ends on the item that tips it over. With k refused items
-among n, about 2k·log2(n) pieces are tried.
+among n, about 2k·log2(n) pieces are tried. More than MOST_REFUSED items (or 1 % of them) refused
+is not bad records but a systemic fault (a constraint every row breaks): the isolation stops and
+raises, so the batch fails as any infrastructure failure does, and nothing is dead-lettered.
 """
 
 from collections.abc import Callable
@@ -18,6 +20,11 @@ from spark_jobs.aggregation import sqlstates
 
 Conn = psycopg.Connection[Any]
 T = TypeVar("T")
+MOST_REFUSED = 10
+
+
+class TooManyRefusedError(RuntimeError):
+    """The database refused more of a batch than bad records explain."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,12 @@ def pieces(conn: Conn, count: int, apply: Callable[[int, int], T]) -> tuple[list
                 raise
             if stop - start == 1:
                 refused.append(Refusal(start, reason(exc)))
+                if len(refused) > max(MOST_REFUSED, count // 100):
+                    raise TooManyRefusedError(
+                        f"the database refused more than {len(refused) - 1} of {count} items"
+                        f" ({refused[-1].reason}): a systemic fault, not bad records; nothing"
+                        " was dead-lettered"
+                    ) from exc
             else:
                 middle = (start + stop) // 2
                 pending += [(middle, stop), (start, middle)]

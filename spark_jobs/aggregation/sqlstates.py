@@ -15,13 +15,22 @@ from typing import Any
 import psycopg
 
 DATA_CLASSES = frozenset({"22", "23"})
+# Of class 23, not a record's fault: the fold adds to every reporting table with ON CONFLICT, so
+# a unique or exclusion violation can only be on the job's bookkeeping keys (the ledger, the
+# de-duplication set), written under analytics.lock_writers(): a writer's bug, never data.
+NOT_THE_DATA = frozenset({"23505", "23P01"})
 # Causes and next exceptions followed in a Java chain (it may be long, never unbounded).
 MAX_CHAIN = 32
 
 
 def is_data_state(state: str | None) -> bool:
-    """True for a SQLSTATE of class 22 or 23."""
-    return state is not None and len(state) == 5 and state[:2] in DATA_CLASSES
+    """True for a SQLSTATE of class 22 or 23 (a unique or exclusion violation aside)."""
+    return (
+        state is not None
+        and len(state) == 5
+        and state[:2] in DATA_CLASSES
+        and state not in NOT_THE_DATA
+    )
 
 
 def all_data(states: Iterable[str | None]) -> bool:

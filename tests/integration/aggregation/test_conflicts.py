@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from onceflow.event_definition import REUSED_ID
+from stack.waiting import wait_for
 from tests.integration.aggregation.conftest import Pipeline
 from tests.integration.aggregation.history import (
     Event,
@@ -63,6 +64,16 @@ def test_an_event_id_reused_with_other_content_is_a_dead_letter(pipeline: Pipeli
         later = [replace(third, occurred_at=third.occurred_at - timedelta(days=1)).record()]
         produce(pipeline.bootstrap, pipeline.topic, [*later, reserialised(second), third.record()])
         pipeline.wait_applied(len(events), len(in_batch) + len(later), job)
+        # Every record read, the re-deliveries too (they may come in a batch after the others).
+        produced = len(events) + 3 + len(in_batch) + len(later)
+        wait_for(
+            lambda: (
+                pipeline.query("SELECT sum(records) FROM analytics.applied_batches")
+                == [(produced,)]
+            ),
+            what=f"{produced} records in the ledger",
+            timeout=120,
+        )
     finally:
         assert job.stop() == 0
     assert_exact(pipeline, events)

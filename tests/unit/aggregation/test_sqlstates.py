@@ -10,8 +10,10 @@ import pytest
 
 from spark_jobs.aggregation import sqlstates
 
-DATA = ["22001", "22003", "22021", "22P02", "22P05", "23502", "23505", "23514"]
+DATA = ["22001", "22003", "22021", "22P02", "22P05", "23502", "23503", "23514"]
 NOT_DATA = [
+    "23505",  # unique violation: only the bookkeeping's keys can clash (a writer's bug)
+    "23P01",  # exclusion violation, likewise
     "08000",  # connection exception
     "08006",  # connection failure
     "57P01",  # admin shutdown (Postgres restarting)

@@ -60,6 +60,7 @@ def transactional(*abort_errors: KafkaError) -> tuple[Transactional, list[FakePr
         (FENCED, Action.STOP),
         (KafkaError(KafkaError.PRODUCER_FENCED, fatal=True), Action.STOP),
         (KafkaError(KafkaError.INVALID_PRODUCER_EPOCH, fatal=True), Action.STOP),
+        (KafkaError(KafkaError.INVALID_PRODUCER_EPOCH, txn_requires_abort=True), Action.ABORT),
         (KafkaError(KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, fatal=True), Action.STOP),
     ],
 )
