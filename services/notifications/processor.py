@@ -41,6 +41,7 @@ from services.notifications.restore import (
 )
 from services.notifications.seen import SeenIds
 from services.notifications.transform import Record
+from services.notifications.watchdog import deadline
 
 log = logging.getLogger("onceflow.notifications")
 T = TypeVar("T")
@@ -195,13 +196,19 @@ class Processor:
         positions = [
             TopicPartition(self._input, p, offset) for p, offset in batch.positions.items()
         ]
-        retry(
-            lambda: self._producer.send_offsets_to_transaction(
-                positions, self._consumer.consumer_group_metadata(), 30
-            )
-        )
+        group = self._consumer.consumer_group_metadata()
+
+        def send_offsets() -> None:
+            with deadline("send_offsets_to_transaction"):
+                self._producer.send_offsets_to_transaction(positions, group, 30)
+
+        def commit() -> None:
+            with deadline("commit_transaction"):
+                self._producer.commit_transaction(30)
+
+        retry(send_offsets)
         self._commit_tried = True
-        retry(lambda: self._producer.commit_transaction(30))
+        retry(commit)
         return {}
 
     def _maybe_fault(self) -> None:
