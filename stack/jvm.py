@@ -99,8 +99,9 @@ def format_kafka_storage(layout: Layout) -> list[str]:
                 "format",
                 "--config",
                 str(config_path(node.program)),
-                "--cluster-id",
-                cluster_id,
+                # One argument: an id may start with "-" (URL-safe base64), which the tool's
+                # parser would take for an option.
+                f"--cluster-id={cluster_id}",
                 *standalone,
                 "--ignore-formatted",
             ),
