@@ -22,34 +22,16 @@ from typing import Any
 
 import typer
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import types as T  # noqa: N812 (PySpark idiom)
 
 from bench.soak_sample import cpu_seconds
 from onceflow.settings import AggregationSettings
 from spark_jobs.aggregation import parse, render
 from spark_jobs.aggregation.session import build_session
 from tests.integration.aggregation.history import Event, make_history
+from tests.spark.aggregation.records import RAW
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
-RAW = T.StructType(
-    [
-        T.StructField("key", T.BinaryType()),
-        T.StructField("value", T.BinaryType()),
-        T.StructField("topic", T.StringType()),
-        T.StructField("partition", T.IntegerType()),
-        T.StructField("offset", T.LongType()),
-        T.StructField("timestamp", T.TimestampType()),
-        T.StructField(
-            "headers",
-            T.ArrayType(
-                T.StructType(
-                    [T.StructField("key", T.StringType()), T.StructField("value", T.BinaryType())]
-                )
-            ),
-        ),
-    ]
-)
 MAX_EVENT_BYTES = 1_048_576
 AT = datetime(2026, 11, 25, tzinfo=UTC)
 
