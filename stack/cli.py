@@ -1,5 +1,6 @@
 """`make up` / `make down` / `make status`: start, stop and inspect the local pipeline."""
 
+import contextlib
 import itertools
 import subprocess
 import sys
@@ -36,6 +37,8 @@ app = typer.Typer(
     help="Run Onceflow's local stack (state and logs in .stack/).", no_args_is_help=True
 )
 console = Console(width=140)
+# How long `make up` waits, after the last wave, for every component's health check to pass.
+SETTLE_SECONDS = 60.0
 
 
 def _start(wave: list[Component]) -> None:
@@ -129,7 +132,21 @@ def up() -> None:
         console.print(f"[red]make up failed:[/] {exc} {detail}".rstrip(), highlight=False)
         console.print("The components started so far are still running; `make down` stops them.")
         raise typer.Exit(1) from exc
-    _print_table(parts, title=f"Onceflow is up ({topology} topology)")
+    _settle(parts)
+    if not _print_table(parts, title=f"Onceflow is up ({topology} topology)"):
+        console.print("Some components do not work yet: `make status` shows them again.")
+        raise typer.Exit(1)
+
+
+def _settle(parts: list[Component]) -> None:
+    """Wait until every component passes its health check (a program started last may still be
+    in supervisor's STARTING); the table printed after says which do not, if any."""
+    with contextlib.suppress(NotReadyError):
+        wait_for(
+            lambda: all(c.healthy for c in checks.check(parts).values()),
+            what="every component",
+            timeout=SETTLE_SECONDS,
+        )
 
 
 @app.command()
