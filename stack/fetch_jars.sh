@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Resolve the JVM components of the local stack from Maven Central, each into its own folder
 # (separate classpaths):
-#   .stack/lib/kafka          KRaft broker          (stack/jvm/kafka/pom.xml)
+#   .stack/lib/kafka          KRaft broker and Kafka's command-line tools (stack/jvm/kafka/pom.xml)
 #   .stack/lib/connect        Kafka Connect worker  (stack/jvm/connect/pom.xml)
 #   .stack/lib/spark-kafka    Spark's Kafka source + PostgreSQL JDBC driver (stack/jvm/spark-kafka/pom.xml)
 #   .stack/plugins/debezium-connector-postgres      (stack/jvm/debezium/pom.xml)
 #   .stack/lib/jmx            Prometheus JMX exporter agent (stack/jvm/jmx/pom.xml)
 # A folder whose marker matches its POM is skipped, so re-running is cheap; editing a POM (e.g. a
-# version bump) refetches that folder from scratch.
+# version bump) refetches that folder from scratch. Then it writes .stack/bin/kafka-*.sh: Kafka's
+# command-line tools under their names in Kafka's distribution (the runbooks in
+# docs/operations.md use them), on the broker's classpath.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -51,3 +53,27 @@ fetch debezium "$root/.stack/plugins/debezium-connector-postgres" \
 # One shaded jar, attached to the broker and Connect JVMs with -javaagent (stack/jvm.py).
 fetch jmx "$root/.stack/lib/jmx" \
   dependency:copy -Djmx.dir="$root/.stack/lib/jmx"
+
+# kafka_tool NAME MAIN: .stack/bin/NAME runs Kafka's tool MAIN (what bin/NAME of Kafka's
+# distribution runs), from any directory. Rewritten only when it changed.
+bin="$root/.stack/bin"
+mkdir -p "$bin"
+kafka_tool() {
+  local script="$bin/$1" text
+  text="#!/bin/sh
+# Apache Kafka's $1 ($2), on the classpath of the stack's broker.
+# Written by stack/fetch_jars.sh (make up); Kafka's options apply, e.g. --bootstrap-server 127.0.0.1:9092.
+exec java -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \\
+  -Dlog4j2.configurationFile='$root/stack/jvm/tools-log4j2.properties' \\
+  -cp '$root/.stack/lib/kafka/*' $2 \"\$@\""
+  if [[ ! -x "$script" || "$(cat "$script")" != "$text" ]]; then
+    printf '%s\n' "$text" > "$script"
+    chmod 755 "$script"
+  fi
+}
+kafka_tool kafka-topics.sh org.apache.kafka.tools.TopicCommand
+kafka_tool kafka-transactions.sh org.apache.kafka.tools.TransactionsCommand
+kafka_tool kafka-consumer-groups.sh org.apache.kafka.tools.consumer.group.ConsumerGroupCommand
+kafka_tool kafka-metadata-quorum.sh org.apache.kafka.tools.MetadataQuorumCommand
+kafka_tool kafka-get-offsets.sh org.apache.kafka.tools.GetOffsetShell
+kafka_tool kafka-console-consumer.sh org.apache.kafka.tools.consumer.ConsoleConsumer
