@@ -1,5 +1,5 @@
-"""The dashboard's FastAPI application: settings, the Prometheus client and the journey lookup
-are made here and reach the routes through `app.state`."""
+"""The dashboard's FastAPI application: settings, the Prometheus client, the overview and the
+journey lookup are made here and reach the routes through `app.state`."""
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,20 +10,24 @@ from fastapi import FastAPI
 from onceflow.settings import (
     ObservabilitySettings,
     Settings,
+    get_notification_settings,
     get_observability_settings,
     get_settings,
 )
 from services.dashboard import handlers
 from services.dashboard.journeys import JourneyLookup, ops_lookup
-from services.dashboard.routers import journey, page, prometheus
+from services.dashboard.overviews import OverviewSource, Shared, ops_overview
+from services.dashboard.routers import docs, journey, overview, page, prometheus
 
 
 def create_app(
     obs: ObservabilitySettings | None = None,
     settings: Settings | None = None,
     lookup: JourneyLookup | None = None,
+    hops: OverviewSource | None = None,
 ) -> FastAPI:
-    """Build the app; the Prometheus client opens on startup and closes on shutdown."""
+    """Build the app; the Prometheus client opens on startup and closes on shutdown. `hops`
+    stands in for services.ops.overview (tests)."""
     obs = obs or get_observability_settings()
     settings = settings or get_settings()
 
@@ -38,13 +42,14 @@ def create_app(
     app = FastAPI(
         title="Onceflow dashboard",
         version="1.0.0",
-        description="Live plots of every hop of the pipeline (from Prometheus) and the journey "
-        "of one order. Loopback only.",
+        description="The overview of every hop, live plots of each (from Prometheus) and the "
+        "journey of one order. Loopback only.",
         lifespan=lifespan,
     )
     app.state.obs = obs
     app.state.lookup = lookup or ops_lookup(settings)
-    for router in (page.router, prometheus.router, journey.router):
+    app.state.overview = Shared(hops or ops_overview(settings, get_notification_settings(), obs))
+    for router in (page.router, overview.router, prometheus.router, journey.router, docs.router):
         app.include_router(router)
     app.mount("/static", page.static_files, name="static")
     handlers.install(app)

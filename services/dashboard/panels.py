@@ -5,6 +5,8 @@ is rendered from it (`services/dashboard/grafana.py`), so both show the same que
 series is one named in docs/observability.md.
 """
 
+import math
+import re
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
@@ -54,9 +56,17 @@ class Series:
     legend: str
 
 
+class Reduce(StrEnum):
+    """How a panel's headline number is made from the latest value of each plotted series."""
+
+    FIRST = "first"  # the first series, named by its legend (`p99`, `orders placed`)
+    TOTAL = "total"  # the sum of every series (`total`), e.g. notifications of every outcome
+    WORST = "worst"  # the largest series, named (`worst: partition 2`), e.g. lag per partition
+
+
 @dataclass(frozen=True)
 class Panel:
-    """One time-series chart of one hop."""
+    """One time-series chart of one hop; `headline` says what its big number is."""
 
     key: str
     hop: str
@@ -64,6 +74,7 @@ class Panel:
     unit: Unit
     series: tuple[Series, ...]
     description: str = ""
+    headline: Reduce = Reduce.FIRST
 
     def as_dict(self) -> dict[str, Any]:
         """The panel as JSON for the page (unit spelled out with its label)."""
@@ -152,6 +163,7 @@ PANELS: tuple[Panel, ...] = (
             _per_partition(f'kafka_cluster_partition_last_stable_offset_lag{{topic="{TOPIC}"}}'),
         ),
         description="Records not yet readable with read_committed (open transactions).",
+        headline=Reduce.WORST,
     ),
     Panel(
         key="job_rows",
@@ -171,6 +183,7 @@ PANELS: tuple[Panel, ...] = (
         unit=Unit.RECORDS,
         series=(_per_partition(f'onceflow_aggregation_offsets_behind{{topic="{TOPIC}"}}'),),
         description="The topic's end minus the last batch's end offset.",
+        headline=Reduce.WORST,
     ),
     Panel(
         key="job_freshness",
@@ -187,6 +200,7 @@ PANELS: tuple[Panel, ...] = (
         unit=Unit.PER_SECOND,
         series=(Series(_rate("onceflow_notifications_records_total", "outcome"), "{{outcome}}"),),
         description="Input records in committed transactions, by outcome.",
+        headline=Reduce.TOTAL,
     ),
     Panel(
         key="notifications_lag",
@@ -195,6 +209,7 @@ PANELS: tuple[Panel, ...] = (
         unit=Unit.RECORDS,
         series=(_per_partition("onceflow_notifications_lag_records"),),
         description="Records between the committed position and the partition's end.",
+        headline=Reduce.WORST,
     ),
     Panel(
         key="slot_wal",
@@ -209,20 +224,51 @@ PANELS: tuple[Panel, ...] = (
     ),
 )
 
-# Component status: `up` of every scrape target, one tile per Prometheus job.
+# Component status: `up` of every scrape target, one tile per Prometheus job (Grafana's).
 STATUS_QUERY = "min by (job) (up)"
-# The page's window and how often it refreshes (Grafana gets the same).
+# The page's first window and how often it refreshes (Grafana gets the same).
 RANGE_SECONDS = 15 * 60
 STEP_SECONDS = 5
 REFRESH_SECONDS = 5
+# The range picker's choices, as far back as Prometheus keeps samples; a chart has at most
+# this many points (Prometheus answers at most 11,000 per series).
+RANGES = (("15m", 15 * 60), ("1h", 3600), ("6h", 6 * 3600), ("24h", 86400), ("7d", 7 * 86400))
+MAX_POINTS = 720
+_DURATION = re.compile(r"(\d+)(ms|s|m|h|d|w|y)")
+_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
 
 
-def page_config() -> dict[str, Any]:
-    """Everything the page needs to draw itself."""
+def duration_seconds(text: str) -> float:
+    """A Prometheus duration (`7d`, `1d12h`, `90m`) in seconds; ValueError for anything else."""
+    parts = _DURATION.findall(text)
+    if not text or "".join(n + unit for n, unit in parts) != text:
+        raise ValueError(f"{text!r} is not a Prometheus duration such as 7d, 12h or 1d12h")
+    return sum(int(n) * _SECONDS[unit] for n, unit in parts)
+
+
+def ranges(retention: str) -> list[dict[str, Any]]:
+    """The picker's windows Prometheus can fill (its `retention` as a duration), each with
+    the step that keeps a chart within MAX_POINTS: 15m and 1h every 5 s, 7d every 14 min."""
+    kept = duration_seconds(retention)
+    return [
+        {
+            "label": label,
+            "seconds": seconds,
+            "step_seconds": STEP_SECONDS * max(1, math.ceil(seconds / MAX_POINTS / STEP_SECONDS)),
+        }
+        for label, seconds in RANGES
+        if seconds <= kept or seconds == RANGE_SECONDS
+    ]
+
+
+def page_config(retention: str = "7d") -> dict[str, Any]:
+    """Everything the page needs to draw itself; `retention` is Prometheus's."""
     return {
         "panels": [panel.as_dict() for panel in PANELS],
         "status_query": STATUS_QUERY,
         "range_seconds": RANGE_SECONDS,
         "step_seconds": STEP_SECONDS,
         "refresh_seconds": REFRESH_SECONDS,
+        "ranges": ranges(retention),
+        "retention": retention,
     }

@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import FileResponse, Response
 
@@ -40,9 +40,10 @@ async def vendor(name: str) -> Response:
 
 
 @router.get("/api/panels")
-async def panels() -> dict[str, Any]:
-    """What the page plots: every panel's title, unit and PromQL, the window and refresh."""
-    return page_config()
+async def panels(request: Request) -> dict[str, Any]:
+    """What the page plots: every panel's title, unit, PromQL and headline, the windows the
+    range picker offers (as far back as Prometheus keeps samples) and the refresh."""
+    return page_config(request.app.state.obs.prometheus_retention_time)
 
 
 @router.get("/healthz")

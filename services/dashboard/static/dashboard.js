@@ -1,13 +1,12 @@
-// The Onceflow dashboard: plots every panel of /api/panels from Prometheus (through
-// /api/prom/*) every few seconds, shows component status and alerts, and traces one order.
+// The Onceflow dashboard: the overview of every hop (/api/overview, the facts of
+// `onceflow-ops overview`), the alerts with their runbooks, every panel of /api/panels plotted
+// from Prometheus (through /api/prom/*) over the picked range, and one order traced.
 // Plain JS, no build step; uPlot is served from node_modules by the dashboard itself.
 "use strict";
 
 (() => {
   const PALETTE = ["#3b6fd8", "#e0803a", "#2ca58d", "#c2457a", "#8a63d2", "#a0a43a", "#4fa3c7"];
   const HOP_COLOURS = ["#3b6fd8", "#8a63d2", "#e0803a", "#2ca58d", "#c2457a", "#4fa3c7"];
-  const JOB_ORDER = ["api", "postgres", "connect", "kafka", "aggregation", "notifications",
-    "maintenance", "prometheus"];
   const FETCH_TIMEOUT_MS = 10000;
   const HEIGHT = 200;
 
@@ -15,9 +14,10 @@
   const state = {
     refreshes: 0,
     prometheus: "unknown", // "ok" | "unreachable" | "unknown"
-    panels: {},            // key -> {points, series, state}
-    status: {},            // job -> up
-    alerts: [],
+    panels: {},            // key -> {points, series, state, legend: {label: latest}, headline}
+    overview: null,        // {read_at, tiles: {hop: state}} | {error}
+    range: null,           // the picked range's label ("15m", "1h", ...)
+    alerts: [],            // [{name, state, since, runbook}]
     journey: null,
   };
   window.onceflowDashboard = state;
@@ -107,15 +107,34 @@
   };
   const format = (unit, v) => (v == null || Number.isNaN(v) ? "–" : FORMAT[unit](v));
   const clock = (epochS) => new Date(epochS * 1000).toISOString().slice(11, 19);
-  const ago = (date) => {
-    const s = Math.max(0, (Date.now() - date.getTime()) / 1000);
-    return s < 90 ? `${Math.round(s)} s ago` : s < 5400 ? `${Math.round(s / 60)} min ago`
-      : `${trim(s / 3600, 1)} h ago`;
-  };
+  // Past a day the x axis needs the date too: "11-25 14:00".
+  const dayClock = (epochS) => new Date(epochS * 1000).toISOString().slice(5, 16).replace("T", " ");
+  const span = (s) => (s < 90 ? `${Math.round(s)} s` : s < 5400 ? `${Math.round(s / 60)} min`
+    : s < 172800 ? `${trim(s / 3600, 1)} h` : `${trim(s / 86400, 1)} d`);
+  const since = (date) => span(Math.max(0, (Date.now() - date.getTime()) / 1000));
 
   // ---- panels ---------------------------------------------------------------------------
 
   const panels = []; // {spec, root, chartEl, emptyEl, latestEl, plot, labelsKey}
+  const HEADLINE_TITLES = {
+    first: "the latest value of the first series",
+    total: "the sum of the latest values of every series",
+    worst: "the largest latest value of any series, and which it is",
+  };
+
+  // The panel's big number: what it sums is said next to it (services/dashboard/panels.py).
+  function headlineOf(how, labels, latest) {
+    const known = labels.map((label, i) => [label, latest[i]]).filter(([, v]) => v !== null);
+    if (!known.length) return null;
+    if (how === "total") {
+      return { label: "total", value: known.reduce((sum, [, v]) => sum + v, 0) };
+    }
+    if (how === "worst") {
+      const [label, value] = known.reduce((a, b) => (b[1] > a[1] ? b : a));
+      return { label: `worst: ${label}`, value };
+    }
+    return latest[0] === null ? null : { label: labels[0], value: latest[0] };
+  }
 
   function buildPanels(config) {
     // One grid in pipeline order; each card names its hop in the hop's colour.
@@ -123,7 +142,7 @@
     const hops = [...new Set(config.panels.map((p) => p.hop))];
     for (const spec of config.panels) {
       const colour = HOP_COLOURS[hops.indexOf(spec.hop) % HOP_COLOURS.length];
-      const latestEl = el("span", { class: "latest", title: "latest value" });
+      const latestEl = el("span", { class: "latest headline", title: HEADLINE_TITLES[spec.headline] });
       const emptyEl = el("div", { class: "empty", text: "loading…" });
       const chartEl = el("div", { class: "chart" }, emptyEl);
       const root = el("article", {
@@ -170,7 +189,7 @@
     bytes: Array.from({ length: 48 }, (_, e) => 2 ** e),
   };
 
-  function makePlot(panel, labels, data) {
+  function makePlot(panel, labels, data, long) {
     const unit = panel.spec.unit.name;
     const colors = themeColors();
     const axis = {
@@ -189,7 +208,8 @@
         y: { range: (u, min, max) => [Math.min(0, min ?? 0), max > 0 ? max * 1.15 : 1] },
       },
       axes: [
-        { ...axis, values: (u, splits) => splits.map((v) => clock(v)), space: 70 },
+        { ...axis, values: (u, splits) => splits.map((v) => (long ? dayClock(v) : clock(v))),
+          space: long ? 90 : 70 },
         {
           ...axis,
           label: panel.spec.unit.label,
@@ -215,7 +235,7 @@
     return new uPlot(opts, data, panel.chartEl);
   }
 
-  async function refreshPanel(panel, start, end, step) {
+  async function refreshPanel(panel, start, end, step, range) {
     const spec = panel.spec;
     const results = await Promise.all(spec.series.map((s) =>
       prom("query_range", { query: s.expr, start, end, step })));
@@ -226,6 +246,11 @@
     const columns = [];
     results.forEach((data, n) => {
       const several = data.result.length > 1;
+      const template = spec.series[n].legend;
+      if (!data.result.length && !template.includes("{{")) {
+        labels.push(template); // a named series with no samples yet stays in the legend
+        columns.push(new Array(xs.length).fill(null));
+      }
       for (const series of data.result) {
         labels.push(legendOf(spec.series[n].legend, series.metric, several));
         const column = new Array(xs.length).fill(null);
@@ -239,72 +264,120 @@
     });
     const points = columns.reduce((sum, c) => sum + c.filter((v) => v !== null).length, 0);
     const data = [xs, ...columns];
-    const labelsKey = labels.join("\u0000");
+    const long = range.seconds > 86400;
+    const labelsKey = labels.join("\u0000") + (long ? "\u0000long" : "");
     if (!panel.plot || panel.labelsKey !== labelsKey) {
       if (panel.plot) panel.plot.destroy();
-      panel.plot = makePlot(panel, labels, data);
+      panel.plot = makePlot(panel, labels, data, long);
       panel.labelsKey = labelsKey;
     } else {
       panel.plot.setData(data);
     }
     if (!panel.hovered) panel.plot.setLegend({ idx: xs.length - 1 }); // latest values at rest
-    const first = columns[0] || [];
-    let last = null;
-    for (let i = first.length - 1; i >= 0; i -= 1) if (first[i] !== null) { last = first[i]; break; }
-    panel.latestEl.textContent = last === null ? "" : format(spec.unit.name, last);
+    const latest = columns.map((column) => {
+      for (let i = column.length - 1; i >= 0; i -= 1) if (column[i] !== null) return column[i];
+      return null;
+    });
+    const headline = headlineOf(spec.headline, labels, latest);
+    panel.latestEl.replaceChildren(...(headline ? [
+      el("span", { class: "what", text: headline.label }),
+      el("b", { text: format(spec.unit.name, headline.value) }),
+    ] : []));
+    const legend = Object.fromEntries(labels.map((label, i) => [label, latest[i]]));
     setPanelState(panel, points > 0 ? "ok" : "empty", points,
-      points > 0 ? "" : "no data yet in the last 15 minutes", labels.length);
+      points > 0 ? "" : `no data in the last ${range.label}`, labels.length,
+      { legend, headline });
   }
 
-  function setPanelState(panel, name, points, message, series) {
+  function setPanelState(panel, name, points, message, series, shown = {}) {
     panel.root.dataset.state = name;
     panel.root.dataset.points = String(points);
     panel.emptyEl.textContent = message;
     panel.emptyEl.hidden = !message;
-    state.panels[panel.spec.key] = { state: name, points, series };
+    state.panels[panel.spec.key] = { state: name, points, series, legend: {}, headline: null, ...shown };
   }
 
   // ---- status and alerts ----------------------------------------------------------------
 
-  async function refreshStatus(query) {
-    const data = await prom("query", { query });
-    const rank = (job) => (JOB_ORDER.includes(job) ? JOB_ORDER.indexOf(job) : JOB_ORDER.length);
-    const rows = data.result
-      .map((r) => ({ job: r.metric.job || "?", up: parseFloat(r.value[1]) >= 1 }))
-      .sort((a, b) => rank(a.job) - rank(b.job) || a.job.localeCompare(b.job));
-    const list = $("#status-tiles");
-    list.replaceChildren(...(rows.length ? rows.map((r) =>
-      el("li", { class: "tile", "data-job": r.job, "data-up": String(r.up),
-        title: r.up ? "every target of this job answers" : "a target of this job is down",
-        text: `${r.job} ${r.up ? "up" : "down"}` }))
-      : [el("li", { class: "muted", text: "Prometheus has no targets yet" })]));
-    state.status = Object.fromEntries(rows.map((r) => [r.job, r.up]));
+  // The overview: one tile per hop, its state in a word (services/dashboard/tiles.py).
+  async function refreshOverview() {
+    const list = $("#hop-tiles");
+    const { ok, status, body } = await getJSON("/api/overview");
+    if (!ok || !body || !Array.isArray(body.tiles)) {
+      const why = (body && body.detail) || `HTTP ${status}`;
+      list.replaceChildren(el("li", { class: "muted", text: `overview unavailable: ${why}` }));
+      state.overview = { error: why };
+      return;
+    }
+    list.replaceChildren(...body.tiles.map((tile) => {
+      const node = el("li", { class: "hop-tile", "data-hop": tile.hop, "data-state": tile.state,
+        "data-calm": String(tile.calm) },
+      el("div", { class: "tile-head" },
+        el("h3", { text: tile.title }), el("span", { class: "state", text: tile.state })));
+      for (const p of tile.processes) {
+        node.append(el("div", { class: "process", "data-healthy": String(p.healthy),
+          text: `${p.name} ${p.state} · up ${p.uptime} · ${p.restarts} restarts` }));
+        if (p.problem) node.append(el("div", { class: "problem", text: p.problem }));
+      }
+      for (const line of tile.lines) node.append(el("div", { class: "line", text: line }));
+      for (const problem of tile.problems) node.append(el("div", { class: "problem", text: problem }));
+      return node;
+    }));
+    $("#overview-read").textContent = `read ${body.read_at.slice(11, 19)} UTC · ` +
+      (body.healthy ? "every hop works" : "something needs a look");
+    state.overview = { read_at: body.read_at, healthy: body.healthy,
+      tiles: Object.fromEntries(body.tiles.map((tile) => [tile.hop, tile.state])) };
+  }
+
+  // A rule's `runbook` annotation is a path in the repository (docs/operations.md#anchor);
+  // this dashboard serves docs/ as HTML, so the link opens the section here.
+  const runbookHref = (runbook) => (/^https?:\/\//.test(runbook) ? runbook : "/" + runbook.replace(/^\/+/, ""));
+
+  // One alert as the page shows it. Pending: for as long as its condition has held; firing:
+  // the condition has held this long (Prometheus's activeAt is when it became true, before the
+  // rule's `for:` passed), so no card claims a duration that has not passed.
+  function alertView(a) {
+    const active = a.activeAt ? since(new Date(a.activeAt)) : "?";
+    const annotations = a.annotations || {};
+    const link = annotations.runbook || annotations.runbook_url || "";
+    return {
+      name: a.labels.alertname || "alert",
+      state: a.state,
+      since: a.state === "pending" ? `pending for ${active}` : `firing, true for ${active}`,
+      summary: annotations.summary || annotations.description || "",
+      runbook: link ? runbookHref(link) : null,
+    };
+  }
+
+  function alertCard(a, view) {
+    const severity = a.labels.severity ? ` · ${a.labels.severity}` : "";
+    const where = Object.entries(a.labels)
+      .filter(([k]) => k !== "alertname" && k !== "severity")
+      .map(([k, v]) => `${k}=${v}`).join(", ");
+    return el("li", { class: "alert", "data-state": a.state, "data-alert": view.name },
+      el("span", { class: "since", text: view.since }),
+      el("b", { text: view.name }),
+      document.createTextNode(severity),
+      el("span", { class: "where", text: where ? ` ${where}` : "" }),
+      el("span", { class: "summary", text: view.summary }),
+      view.runbook
+        ? el("a", { class: "runbook", href: view.runbook, target: "_blank", rel: "noopener",
+          text: "runbook →" })
+        : el("span", { class: "runbook muted", text: "no runbook" }));
   }
 
   async function refreshAlerts() {
     const data = await prom("alerts");
     const alerts = (data.alerts || []).filter((a) => a.state === "firing" || a.state === "pending")
       .sort((a, b) => (a.state === b.state ? 0 : a.state === "firing" ? -1 : 1));
+    const views = alerts.map(alertView);
     const list = $("#alert-list");
     if (!alerts.length) {
-      list.replaceChildren(el("li", { class: "none", text: "✓ No alerts firing" }));
+      list.replaceChildren(el("li", { class: "none", text: "✓ No alerts firing or pending" }));
     } else {
-      list.replaceChildren(...alerts.map((a) => {
-        const severity = a.labels.severity ? ` · ${a.labels.severity}` : "";
-        const where = Object.entries(a.labels)
-          .filter(([k]) => k !== "alertname" && k !== "severity")
-          .map(([k, v]) => `${k}=${v}`).join(", ");
-        const since = a.activeAt ? ago(new Date(a.activeAt)) : "";
-        const summary = (a.annotations && (a.annotations.summary || a.annotations.description)) || "";
-        return el("li", { class: "alert", "data-state": a.state },
-          el("span", { class: "since", text: `${a.state} ${since}` }),
-          el("b", { text: a.labels.alertname || "alert" }),
-          document.createTextNode(severity),
-          el("span", { class: "where", text: where ? ` ${where}` : "" }),
-          el("span", { class: "summary", text: summary }));
-      }));
+      list.replaceChildren(...alerts.map((a, i) => alertCard(a, views[i])));
     }
-    state.alerts = alerts.map((a) => ({ name: a.labels.alertname, state: a.state }));
+    state.alerts = views.map(({ name, state: s, since: when, runbook }) => ({ name, state: s, since: when, runbook }));
   }
 
   // ---- the refresh loop -----------------------------------------------------------------
@@ -318,17 +391,21 @@
   }
 
   async function refresh(config) {
-    const step = config.step_seconds;
+    const range = picked(config);
+    const step = range.step_seconds;
     const end = Math.floor(Date.now() / 1000 / step) * step;
-    const start = end - config.range_seconds;
+    const start = end - range.seconds;
     const jobs = [
-      ...panels.map((panel) => refreshPanel(panel, start, end, step).catch((err) => {
+      ...panels.map((panel) => refreshPanel(panel, start, end, step, range).catch((err) => {
         if (!(err instanceof Unreachable)) setPanelState(panel, "error", 0, err.message, 0);
         throw err;
       })),
-      refreshStatus(config.status_query),
       refreshAlerts(),
     ];
+    refreshOverview().catch((err) => {
+      $("#hop-tiles").replaceChildren(el("li", { class: "muted", text: `overview unavailable: ${err.message}` }));
+      state.overview = { error: err.message };
+    });
     const outcomes = await Promise.allSettled(jobs);
     const down = outcomes.find((o) => o.status === "rejected" && o.reason instanceof Unreachable);
     const stamp = $("#refreshed");
@@ -336,9 +413,7 @@
       const detail = down.reason.message.replace(/^Prometheus unreachable:?\s*/, "");
       const server = detail.startsWith("the dashboard server");
       showBanner(server ? "Dashboard server unreachable" : "Prometheus unreachable", "— " + detail);
-      for (const list of [$("#status-tiles"), $("#alert-list")]) {
-        list.replaceChildren(el("li", { class: "muted", text: "unknown while Prometheus is unreachable" }));
-      }
+      $("#alert-list").replaceChildren(el("li", { class: "muted", text: "unknown while Prometheus is unreachable" }));
       state.prometheus = server ? "unknown" : "unreachable";
       for (const panel of panels) {
         if (panel.root.dataset.state === "loading") {
@@ -475,6 +550,41 @@
     }
   }
 
+  // ---- the range picker -----------------------------------------------------------------
+  // The picked range is kept in the address (?range=6h), so a link or a reload keeps it.
+
+  function picked(config) {
+    const wanted = new URLSearchParams(location.search).get("range");
+    const fallback = config.ranges.find((r) => r.seconds === config.range_seconds) || config.ranges[0];
+    return config.ranges.find((r) => r.label === wanted) || fallback;
+  }
+
+  function showRange(config) {
+    const range = picked(config);
+    for (const button of document.querySelectorAll("#range button")) {
+      button.setAttribute("aria-pressed", String(button.dataset.range === range.label));
+    }
+    $("#window").textContent = `last ${range.label} · UTC · a point every ${seconds(range.step_seconds)}`;
+    state.range = range.label;
+  }
+
+  function buildRange(config, redraw) {
+    const group = $("#range");
+    group.replaceChildren(...config.ranges.map((r) => {
+      const button = el("button", { type: "button", "data-range": r.label, text: r.label,
+        title: `the last ${r.label} (Prometheus keeps ${config.retention})` });
+      button.addEventListener("click", () => {
+        const url = new URL(location.href);
+        url.searchParams.set("range", r.label);
+        history.replaceState(null, "", url);
+        showRange(config);
+        redraw();
+      });
+      return button;
+    }));
+    showRange(config);
+  }
+
   // ---- start ----------------------------------------------------------------------------
 
   async function start() {
@@ -492,11 +602,16 @@
       setTimeout(start, 5000);
       return;
     }
-    $("#window").textContent = `last ${config.range_seconds / 60} min · UTC`;
     buildPanels(config);
+    let timer = null;
     const loop = async () => {
-      try { await refresh(config); } finally { setTimeout(loop, config.refresh_seconds * 1000); }
+      clearTimeout(timer);
+      try { await refresh(config); } finally {
+        clearTimeout(timer);
+        timer = setTimeout(loop, config.refresh_seconds * 1000);
+      }
     };
+    buildRange(config, loop);
     matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
       for (const panel of panels) panel.labelsKey = ""; // redraw in the new theme's colours
     });

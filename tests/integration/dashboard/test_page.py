@@ -1,8 +1,9 @@
 """The dashboard page in a real headless browser (Debian's /usr/bin/chromium via Playwright),
-served by the real app on a loopback port, fed by a stand-in Prometheus and journey lookup:
-what the page draws and how it reads, without the stack (tests/e2e/test_dashboard.py is the
-same page on the running stack)."""
+served by the real app on a loopback port, fed by a stand-in Prometheus, overview and journey
+lookup: what the page draws and how it reads, without the stack (tests/e2e/test_dashboard.py
+is the same page on the running stack)."""
 
+import re
 import socket
 import threading
 import time
@@ -19,7 +20,13 @@ from services.dashboard.app import create_app
 from services.dashboard.panels import PANELS
 from stack.waiting import free_port
 from tests.integration.dashboard.browser import chromium
-from tests.unit.dashboard.fakes import fake_prometheus, journey_doc
+from tests.unit.dashboard.fakes import (
+    OUTCOME_LEVELS,
+    PENDING_FOR_S,
+    fake_prometheus,
+    journey_doc,
+    overview_hops,
+)
 
 ORDER = "0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8b"
 
@@ -39,7 +46,8 @@ class _Lookups:
 
 def _serve(prometheus_port: int) -> tuple[uvicorn.Server, str]:
     obs = ObservabilitySettings(prometheus_port=prometheus_port, prometheus_timeout_s=1)
-    app = create_app(obs=obs, settings=Settings(), lookup=_Lookups())
+    hops = lambda: overview_hops(connector="PAUSED")  # noqa: E731
+    app = create_app(obs=obs, settings=Settings(), lookup=_Lookups(), hops=hops)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False))
@@ -98,10 +106,35 @@ def test_every_panel_draws_and_status_and_alerts_show(dashboard: str, page: Page
         card = page.locator(f".panel[data-panel={panel.key}]")
         assert panel.title in card.inner_text()
         assert panel.unit.label in card.inner_text()  # the y axis names its unit
-    assert page.locator(".tile[data-job=aggregation]").get_attribute("data-up") == "false"
-    assert page.locator(".tile[data-job=api]").get_attribute("data-up") == "true"
     assert "AggregationDown" in page.locator("#alert-list").inner_text()
     assert page.locator("#banner").is_hidden()
+
+
+def test_the_first_view_is_the_overview_and_a_paused_connector_reads_paused(
+    dashboard: str, page: Page
+) -> None:
+    page.goto(dashboard)
+    page.wait_for_selector(".hop-tile[data-hop=connector]", timeout=10_000)
+    tiles = page.locator(".hop-tile")
+    assert [t.get_attribute("data-hop") for t in tiles.all()] == [
+        "api",
+        "connector",
+        "aggregation",
+        "reconciliation",
+    ]
+    connector = page.locator(".hop-tile[data-hop=connector]")
+    assert connector.locator(".state").inner_text() == "paused"
+    assert connector.get_attribute("data-calm") == "false"
+    assert "connect RUNNING · up 1h2m · 1 restarts" in connector.inner_text()
+    reconciliation = page.locator(".hop-tile[data-hop=reconciliation] .state").inner_text()
+    assert reconciliation == "not available yet"
+    assert page.locator(".hop-tile[data-hop=api] .state").inner_text() == "up"
+    # The overview comes before the charts on the page.
+    overview_y = page.locator("#overview").bounding_box()
+    charts_y = page.locator("#hops").bounding_box()
+    assert overview_y is not None
+    assert charts_y is not None
+    assert overview_y["y"] < charts_y["y"]
 
 
 def test_a_journey_is_followed_until_every_hop_is_done(dashboard: str, page: Page) -> None:
@@ -140,3 +173,74 @@ def test_prometheus_down_shows_a_banner_not_a_hang(blind_dashboard: str, page: P
     assert "Prometheus unreachable" in page.locator("#banner").inner_text()
     assert time.monotonic() - started < 10
     assert page.locator(".panel[data-state=error]").count() == len(PANELS)
+
+
+def _drawn(page: Page) -> None:
+    page.wait_for_function(
+        "keys => keys.every(k => (window.onceflowDashboard.panels[k] || {}).points > 0)",
+        arg=[panel.key for panel in PANELS],
+        timeout=15_000,
+    )
+
+
+def test_headlines_say_what_they_sum_and_every_series_is_in_the_legend(
+    dashboard: str, page: Page
+) -> None:
+    page.goto(dashboard)
+    _drawn(page)
+    shown = page.evaluate("() => window.onceflowDashboard.panels")
+    notifications = shown["notifications_rate"]
+    assert notifications["headline"]["label"] == "total"
+    total = sum(notifications["legend"].values())
+    assert notifications["headline"]["value"] == pytest.approx(total)
+    assert total == pytest.approx(sum(OUTCOME_LEVELS.values()), abs=0.2)
+    head = page.locator(".panel[data-panel=notifications_rate] .headline").inner_text()
+    assert head.startswith("total"), head
+    assert "26." in head, head
+    for key in ("job_offsets_behind", "notifications_lag", "topic_lso_lag"):
+        assert shown[key]["headline"]["label"] == "worst: partition 1", key
+    assert shown["api_latency"]["headline"]["label"] == "p99"
+    for panel in PANELS:
+        legend = page.locator(f".panel[data-panel={panel.key}] .u-legend")
+        for label in shown[panel.key]["legend"]:
+            entry = legend.locator(".u-series", has_text=label).first
+            assert entry.is_visible(), f"{panel.key}: {label} is not visible in the legend"
+
+
+def test_the_range_picker_redraws_over_the_picked_window(dashboard: str, page: Page) -> None:
+    page.goto(dashboard)
+    _drawn(page)
+    buttons = page.locator("#range button")
+    assert [b.inner_text() for b in buttons.all()] == ["15m", "1h", "6h", "24h", "7d"]
+    assert page.locator("#range button[aria-pressed=true]").inner_text() == "15m"
+    page.click("#range button[data-range='6h']")
+    # 6 hours at a point every 30 s: 721 points for the one series of a panel.
+    page.wait_for_function(
+        "() => window.onceflowDashboard.panels.debezium_events.points === 721", timeout=10_000
+    )
+    assert "range=6h" in page.url
+    assert "last 6h" in page.locator("#window").inner_text()
+    page.reload()  # the address keeps the range
+    page.wait_for_function("() => window.onceflowDashboard.range === '6h'", timeout=10_000)
+
+
+def test_alert_cards_say_how_long_and_link_their_runbooks(dashboard: str, page: Page) -> None:
+    page.goto(dashboard)
+    page.wait_for_selector("#alert-list li[data-state=pending]", timeout=10_000)
+    pending = page.locator("#alert-list li[data-state=pending]")
+    since = pending.locator(".since").inner_text()
+    match = re.fullmatch(r"pending for (\d+) s", since)
+    assert match, since
+    assert PENDING_FOR_S <= int(match.group(1)) <= PENDING_FOR_S + 5, since
+    firing = page.locator("#alert-list li[data-state=firing] .since").inner_text()
+    assert firing.startswith("firing, true for"), firing
+    link = pending.locator("a.runbook")
+    assert link.get_attribute("href") == "/docs/operations.md#connectorpausedtoolong"
+    with page.context.expect_page() as opened:
+        link.click()
+    runbook = opened.value
+    runbook.wait_for_load_state()
+    section = runbook.locator("#connectorpausedtoolong")
+    assert section.inner_text() == "ConnectorPausedTooLong"
+    assert section.is_visible()
+    runbook.close()

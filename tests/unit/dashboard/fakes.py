@@ -1,14 +1,65 @@
 """Stand-ins for the dashboard's tests: a Prometheus that answers like one (a real HTTP server
-on a loopback port), a journey in services.ops.journey's shape, and ports nobody listens on."""
+on a loopback port), the overview's hops and a journey in services.ops' shapes, and ports
+nobody listens on."""
 
 import json
 import math
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from services.ops.overview import RECONCILIATION, Hop
+from stack.checks import Checked
+from stack.health import Process
+
+# Per-partition series: partition 1 lags most, so a headline of partition 0 would hide it.
+PARTITION_LEVELS = {"0": 3.0, "1": 40.0, "2": 7.0}
+# Notifications by outcome: the first series (dead_letter) is 0 while 26.3/s are notified.
+OUTCOME_LEVELS = {"dead_letter": 0.0, "notified": 26.3}
+# The pending alert has been true this long when Prometheus is asked.
+PENDING_FOR_S = 14
+
+
+def _series(query: str) -> list[tuple[dict[str, str], float]]:
+    """The labelled series a query of the panels returns here, each at a constant level."""
+    if "by (partition)" in query:
+        return [({"partition": p}, level) for p, level in PARTITION_LEVELS.items()]
+    if "by (outcome)" in query:
+        return [({"outcome": o}, level) for o, level in OUTCOME_LEVELS.items()]
+    return [({}, 2.0)]
+
+
+def _alerts() -> list[dict[str, Any]]:
+    pending_since = datetime.fromtimestamp(time.time() - PENDING_FOR_S, UTC)
+    return [
+        {
+            "labels": {"alertname": "AggregationDown", "severity": "critical"},
+            "annotations": {
+                "summary": "the aggregation job is not scraped",
+                "runbook": "docs/operations.md#scrapetargetdown",
+            },
+            "state": "firing",
+            "activeAt": "2026-11-23T13:00:00Z",
+        },
+        {
+            "labels": {
+                "alertname": "ConnectorPausedTooLong",
+                "severity": "warning",
+                "connector": "orders-outbox",
+            },
+            "annotations": {
+                "summary": "Connector orders-outbox is paused: order events wait in the slot",
+                "runbook": "docs/operations.md#connectorpausedtoolong",
+            },
+            "state": "pending",
+            "activeAt": pending_since.isoformat().replace("+00:00", "Z"),
+        },
+    ]
 
 
 def _answer(path: str) -> dict[str, Any]:
@@ -17,11 +68,17 @@ def _answer(path: str) -> dict[str, Any]:
     data: dict[str, Any] = {"path": path}
     if url.path.endswith("/query_range"):
         start, end, step = (float(params[k]) for k in ("start", "end", "step"))
-        points = [
-            [start + n * step, str(2 + math.sin(n / 9))]
-            for n in range(int((end - start) / step) + 1)
+        result = [
+            {
+                "metric": metric,
+                "values": [
+                    [start + n * step, str(level + (level > 0) * math.sin(n / 9) / 10)]
+                    for n in range(int((end - start) / step) + 1)
+                ],
+            }
+            for metric, level in _series(params["query"])
         ]
-        data |= {"resultType": "matrix", "result": [{"metric": {}, "values": points}]}
+        data |= {"resultType": "matrix", "result": result}
     elif url.path.endswith("/query"):
         up = [("api", "1"), ("kafka", "1"), ("aggregation", "0")]
         data |= {
@@ -29,13 +86,7 @@ def _answer(path: str) -> dict[str, Any]:
             "result": [{"metric": {"job": job}, "value": [0, value]} for job, value in up],
         }
     elif url.path.endswith("/alerts"):
-        alert = {
-            "labels": {"alertname": "AggregationDown", "severity": "critical"},
-            "annotations": {"summary": "the aggregation job is not scraped"},
-            "state": "firing",
-            "activeAt": "2026-11-23T13:00:00Z",
-        }
-        data |= {"alerts": [alert]}
+        data |= {"alerts": _alerts()}
     return {"status": "success", "data": data}
 
 
@@ -99,3 +150,34 @@ def journey_doc(order_id: str, *, complete: bool) -> dict[str, Any]:
         ],
         "notes": [],
     }
+
+
+def overview_hops(connector: str = "RUNNING") -> list[dict[str, Any]]:
+    """services.ops.overview's hops as `gather` returns them (Hop.as_dict()), every process
+    running and healthy, the connector in state `connector` (its probe says so if not)."""
+    running = Process(state="RUNNING", uptime=3725.0, restarts=1)
+    problem = None if connector == "RUNNING" else f"connector orders-outbox: connector {connector}"
+    hops = [
+        Hop("api", ["api"], facts={"url": "http://127.0.0.1:8000"}),
+        Hop(
+            "connector",
+            ["connect"],
+            facts={
+                "connector": {
+                    "name": "orders-outbox",
+                    "state": connector,
+                    "tasks": [{"id": 0, "state": connector}],
+                }
+            },
+            processes={"connect": Checked(running, problem)},
+        ),
+        Hop(
+            "aggregation",
+            ["aggregation"],
+            facts={"lag": {"behind_total": 50, "worst_partition": 1, "behind_worst": 40}},
+        ),
+        Hop("reconciliation", [], built=False, facts={"available": False, "note": RECONCILIATION}),
+    ]
+    for hop in hops:
+        hop.processes = hop.processes or {p: Checked(running, None) for p in hop.programs}
+    return [hop.as_dict() for hop in hops]

@@ -15,9 +15,11 @@ from fastapi.testclient import TestClient
 
 from onceflow.settings import ObservabilitySettings, Settings
 from services.dashboard.app import create_app
+from services.dashboard.overviews import OverviewSource
 from services.dashboard.routers import page
 from stack.waiting import free_port
-from tests.unit.dashboard.fakes import fake_prometheus
+from tests.integration.observability.rules import alert_rules
+from tests.unit.dashboard.fakes import fake_prometheus, overview_hops
 
 ORDER = UUID("0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8b")
 JOURNEY = {"order_id": str(ORDER), "events": [{"partition": 1, "offset": 7}]}
@@ -31,9 +33,14 @@ def _lookup(order_id: UUID) -> dict[str, Any] | None:
     return None
 
 
-def _client(port: int, timeout_s: float = 1.0) -> TestClient:
-    obs = ObservabilitySettings(prometheus_port=port, prometheus_timeout_s=timeout_s)
-    return TestClient(create_app(obs=obs, settings=Settings(), lookup=_lookup))
+def _client(
+    port: int, timeout_s: float = 1.0, hops: OverviewSource | None = None, retention: str = "7d"
+) -> TestClient:
+    obs = ObservabilitySettings(
+        prometheus_port=port, prometheus_timeout_s=timeout_s, prometheus_retention_time=retention
+    )
+    hops = hops or (lambda: overview_hops())
+    return TestClient(create_app(obs=obs, settings=Settings(), lookup=_lookup, hops=hops))
 
 
 @pytest.fixture
@@ -133,3 +140,51 @@ def test_unknown_paths_are_problems() -> None:
         answer = client.get("/nope")
     assert answer.status_code == 404
     assert answer.headers["content-type"] == "application/problem+json"
+
+
+def test_the_overview_is_the_hops_as_tiles_read_once_for_every_tab() -> None:
+    reads: list[str] = []
+
+    def hops() -> list[dict[str, Any]]:
+        reads.append("read")
+        return overview_hops(connector="PAUSED")
+
+    with _client(free_port(), hops=hops) as client:
+        first, second = client.get("/api/overview").json(), client.get("/api/overview").json()
+    assert len(reads) == 1  # the second tab within MAX_AGE_S shares the first read
+    assert first == second
+    assert first["healthy"] is False
+    assert {t["hop"]: t["state"] for t in first["tiles"]}["connector"] == "paused"
+    assert [h["hop"] for h in first["hops"]] == [t["hop"] for t in first["tiles"]]
+    assert first["read_at"].endswith("Z")
+
+
+def test_an_overview_that_fails_is_a_sentence() -> None:
+    def broken() -> list[dict[str, Any]]:
+        raise RuntimeError("supervisord vanished")
+
+    with _client(free_port(), hops=broken) as client:
+        answer = client.get("/api/overview")
+    assert answer.status_code == 503
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert "RuntimeError: supervisord vanished" in answer.json()["detail"]
+
+
+def test_every_runbook_an_alert_links_opens_on_its_own_section() -> None:
+    with _client(free_port()) as client:
+        html = client.get("/docs/operations.md")
+        for path in ("/docs/../pyproject.toml", "/docs/nothing.md", "/docs/operations.txt"):
+            assert client.get(path).status_code == 404, path
+    assert html.status_code == 200
+    assert html.headers["content-type"].startswith("text/html")
+    for rule in alert_rules():
+        page_path, anchor = rule["annotations"]["runbook"].split("#")
+        assert page_path == "docs/operations.md"
+        assert f'id="{anchor}"' in html.text, rule["alert"]
+
+
+def test_the_range_picker_is_as_long_as_prometheus_keeps() -> None:
+    with _client(free_port(), retention="2d") as client:
+        config = client.get("/api/panels").json()
+    assert [r["label"] for r in config["ranges"]] == ["15m", "1h", "6h", "24h"]
+    assert config["retention"] == "2d"

@@ -3,11 +3,22 @@
 import json
 import re
 
+import pytest
 import yaml
 
 from onceflow.paths import ROOT
 from services.dashboard import grafana
-from services.dashboard.panels import PANELS, STATUS_QUERY, page_config
+from services.dashboard.panels import (
+    MAX_POINTS,
+    PANELS,
+    STATUS_QUERY,
+    STEP_SECONDS,
+    Reduce,
+    Unit,
+    duration_seconds,
+    page_config,
+    ranges,
+)
 
 SERIES = re.compile(r"\b((?:onceflow|kafka|debezium)_[a-z0-9_]+)")
 HISTOGRAM_PARTS = re.compile(r"_(bucket|count|sum)$")
@@ -84,3 +95,51 @@ def test_grafana_provisioning_points_at_the_dashboard_and_prometheus() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     mounts = dict(volume.split(":")[:2] for volume in compose["services"]["grafana"]["volumes"])
     assert files["options"]["path"] == mounts["./observability/grafana/dashboards"]
+
+
+def test_each_headline_says_what_it_sums() -> None:
+    """A panel of one series per label headlines the worst of them (per partition) or the
+    total (by outcome); the first series alone would hide a lagging partition or a busy
+    outcome behind a quiet one."""
+    for panel in PANELS:
+        templated = [s for s in panel.series if "{{" in s.legend]
+        if any("{{partition}}" in s.legend for s in templated):
+            assert panel.headline is Reduce.WORST, panel.key
+        elif templated and panel.unit is Unit.PER_SECOND:
+            assert panel.headline is Reduce.TOTAL, panel.key
+        else:
+            assert panel.headline is Reduce.FIRST, panel.key
+    served = {p["key"]: p["headline"] for p in page_config()["panels"]}
+    assert served["notifications_rate"] == "total"
+    assert served["job_offsets_behind"] == "worst"
+
+
+@pytest.mark.parametrize(
+    ("retention", "labels"),
+    [
+        ("7d", ["15m", "1h", "6h", "24h", "7d"]),
+        ("15d", ["15m", "1h", "6h", "24h", "7d"]),
+        ("1d12h", ["15m", "1h", "6h", "24h"]),
+        ("30m", ["15m"]),
+        ("5m", ["15m"]),  # the first window is always offered
+    ],
+)
+def test_the_range_picker_covers_what_prometheus_keeps(retention: str, labels: list[str]) -> None:
+    offered = ranges(retention)
+    assert [r["label"] for r in offered] == labels
+    for choice in offered:
+        assert choice["seconds"] / choice["step_seconds"] <= MAX_POINTS
+        assert choice["step_seconds"] % STEP_SECONDS == 0
+    assert offered[0]["step_seconds"] == STEP_SECONDS
+
+
+@pytest.mark.parametrize("text", ["", "7", "7 days", "d7", "7d-", "1.5h"])
+def test_a_retention_that_is_not_a_duration_is_refused_with_a_sentence(text: str) -> None:
+    with pytest.raises(ValueError, match="not a Prometheus duration"):
+        duration_seconds(text)
+
+
+def test_durations() -> None:
+    assert duration_seconds("7d") == 7 * 86400
+    assert duration_seconds("1d12h") == 36 * 3600
+    assert duration_seconds("90m") == 5400
