@@ -48,6 +48,12 @@ api_keys = Table(
     Column("created_at", TIMESTAMPTZ, nullable=False, server_default=text("now()")),
     Column("revoked_at", TIMESTAMPTZ),
     Column("last_used_at", TIMESTAMPTZ),
+    # Migration 0016: a key past it is not live (contract §2b: keys may expire, rotation overlaps).
+    Column(
+        "expires_at",
+        TIMESTAMPTZ,
+        comment="When the key stops working (NULL: never); set by clients rotate --overlap",
+    ),
     schema="orders",
 )
 Index("api_keys_by_client", api_keys.c.client_id)

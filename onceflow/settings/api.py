@@ -25,13 +25,36 @@ class ApiSettings(BaseSettings):
     api_access_log: bool = True
     # FastAPI's native OpenTelemetry; off, it costs nothing per request (metrics are Prometheus).
     api_otel: bool = False
-    # Requests a second per client, for the whole API (a client's own `--rate` overrides it).
+    # Requests a second per client, for the whole API (a client's own `--rate` overrides it):
+    # about two thirds of what a 2-core API serves, so one client cannot take all of it.
     # Each worker enforces rate / api_workers with its own token bucket (docs/api.md).
-    api_rate_per_s: float = Field(default=10_000, gt=0)
+    api_rate_per_s: float = Field(default=1_000, gt=0)
     # The bucket holds this many seconds of the rate: how big a burst may be (at least 1).
     api_rate_burst_s: float = Field(default=1.0, gt=0)
     # How long a worker trusts a verified key: a revocation takes effect within this time.
     api_key_cache_ttl_s: float = Field(default=1.0, gt=0, le=1.0)
+
+    # The edge: what an unauthenticated peer can cost (docs/security.md, "API edge").
+    # How long a worker remembers a key the database did not know (at most this many keys, the
+    # least recently seen forgotten first). A key issued later is never among them: nobody
+    # could have sent it before it existed.
+    api_unknown_key_ttl_s: float = Field(default=5.0, gt=0, le=60)
+    api_unknown_key_cache_size: int = Field(default=10_000, ge=1)
+    # Failed authentications per peer address for the whole API (each worker allows its share):
+    # a bucket of `burst` refilled at `per_s`; an empty one answers 429 before any lookup.
+    api_auth_failures_burst: int = Field(default=20, ge=1)
+    api_auth_failures_per_s: float = Field(default=1.0, gt=0)
+    # Request head (request line and header fields, in bytes) and header field count: over
+    # either → 431.
+    api_max_header_bytes: int = Field(default=16 * 1024, ge=1024)
+    api_max_header_fields: int = Field(default=100, ge=8)
+    # A request must arrive whole (head and body) within this time of its first byte (or of
+    # the connection's opening): a slow or stalled one is cut (408 if its head is incomplete).
+    api_request_read_timeout_s: float = Field(default=10.0, gt=0)
+    # An idle keep-alive connection is closed after this many seconds.
+    api_keep_alive_s: int = Field(default=5, ge=1)
+    # Connections plus requests in progress per worker; over it → 503 (uvicorn's measure).
+    api_max_concurrency: int = Field(default=1000, ge=2)
 
     @field_validator("api_currencies", mode="before")
     @classmethod

@@ -36,11 +36,12 @@ def find_client(*, settings: Settings, name: str) -> UUID | None:
 
 
 def is_live(*, settings: Settings, key: str) -> bool:
-    """True when `key` is a live key of a live client."""
+    """True when `key` is a live key (not revoked, not expired) of a live client."""
     with connect(settings) as conn:
         row = conn.execute(
             "SELECT 1 FROM orders.api_keys k JOIN orders.clients c ON c.id = k.client_id "
-            "WHERE k.key_hash = %s AND k.revoked_at IS NULL AND c.revoked_at IS NULL",
+            "WHERE k.key_hash = %s AND k.revoked_at IS NULL AND c.revoked_at IS NULL "
+            "AND (k.expires_at IS NULL OR k.expires_at > now())",
             (key_hash(key),),
         ).fetchone()
     return row is not None

@@ -3,8 +3,10 @@ reads). A key is returned once, when issued; the database keeps only its SHA-256
 read about clients: services/ops/client_queries.py."""
 
 import math
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -43,11 +45,27 @@ def connect(settings: Settings) -> psycopg.Connection[tuple[Any, ...]]:
     return psycopg.connect(settings.dsn("owner"))
 
 
-def _issue(conn: psycopg.Connection[tuple[Any, ...]], client_id: UUID) -> str:
+_DURATION = re.compile(r"(\d+)([smhdw])")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_duration(text: str) -> timedelta:
+    """`90s`, `30m`, `24h`, `7d`, `2w` (or a sum of them: `1h30m`); anything else is a
+    ClientError."""
+    compact = text.strip().replace(" ", "")
+    parts = _DURATION.findall(compact)
+    if not parts or "".join(n + u for n, u in parts) != compact:
+        raise ClientError(f"{text!r} is not a duration: use e.g. 90s, 30m, 24h, 7d, 2w or 1h30m")
+    return sum((timedelta(**{_UNITS[unit]: int(n)}) for n, unit in parts), timedelta())
+
+
+def _issue(
+    conn: psycopg.Connection[tuple[Any, ...]], client_id: UUID, expires_in: timedelta | None
+) -> str:
     key = new_key()
     conn.execute(
-        "INSERT INTO orders.api_keys (key_hash, client_id) VALUES (%s, %s)",
-        (key_hash(key), client_id),
+        "INSERT INTO orders.api_keys (key_hash, client_id, expires_at) VALUES (%s, %s, now() + %s)",
+        (key_hash(key), client_id, expires_in),
     )
     return key
 
@@ -88,9 +106,15 @@ def set_rate(*, settings: Settings, client_id: UUID, rate_per_s: float | None) -
 
 
 def create_client(
-    *, settings: Settings, name: str, scopes: Collection[str], rate_per_s: float | None = None
+    *,
+    settings: Settings,
+    name: str,
+    scopes: Collection[str],
+    rate_per_s: float | None = None,
+    expires_in: timedelta | None = None,
 ) -> Issued:
-    """A new client with one key."""
+    """A new client with one key (expiring after `expires_in`, or never). The key works at once:
+    the API remembers only keys it was sent, and nobody could send this one before it existed."""
     check_rate(rate_per_s)
     client_id = uuid4()
     with connect(settings) as conn:
@@ -101,19 +125,34 @@ def create_client(
             )
         except psycopg.errors.UniqueViolation as exc:
             raise ClientError(f"a client named {name!r} exists already") from exc
-        return Issued(client_id, name, tuple(scopes), _issue(conn, client_id))
+        return Issued(client_id, name, tuple(scopes), _issue(conn, client_id, expires_in))
 
 
-def issue_key(*, settings: Settings, client_id: UUID) -> Issued:
-    """Another key for a live client (rotation: its older keys stay live until revoked)."""
+def issue_key(
+    *,
+    settings: Settings,
+    client_id: UUID,
+    expires_in: timedelta | None = None,
+    overlap: timedelta | None = None,
+) -> Issued:
+    """Another key for a live client (rotation), expiring after `expires_in` or never. Its older
+    keys stay live until revoked, or with `overlap` for that long from now (a key due to expire
+    sooner keeps its time)."""
     with connect(settings) as conn:
         row = conn.execute(
-            "SELECT name, scopes FROM orders.clients WHERE id = %s AND revoked_at IS NULL",
+            "SELECT name, scopes FROM orders.clients WHERE id = %s AND revoked_at IS NULL "
+            "FOR UPDATE",
             (client_id,),
         ).fetchone()
         if row is None:
             raise ClientError(f"no live client {client_id}")
-        return Issued(client_id, row[0], tuple(row[1]), _issue(conn, client_id))
+        if overlap is not None:
+            conn.execute(
+                "UPDATE orders.api_keys SET expires_at = least(expires_at, now() + %s) "
+                "WHERE client_id = %s AND revoked_at IS NULL",
+                (overlap, client_id),
+            )
+        return Issued(client_id, row[0], tuple(row[1]), _issue(conn, client_id, expires_in))
 
 
 def revoke(*, settings: Settings, client_id: UUID, old_keys_only: bool = False) -> int:

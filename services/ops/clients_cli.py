@@ -2,6 +2,8 @@
 by its name or its id (docs/operations.md)."""
 
 from collections.abc import Callable
+from dataclasses import asdict
+from datetime import UTC, datetime, timedelta
 
 import typer
 
@@ -14,15 +16,30 @@ SCOPES_HELP = "Comma-separated: orders:write, orders:read."
 CLIENT_HELP = "The client's name or id (as `clients list` shows them)."
 RATE_HELP = "Requests/s (default: the API's)."
 KEY_ONCE = "This key is shown only now: store it safely (it cannot be recovered)."
+EXPIRES_HELP = "The new key stops working after this long (90s, 30m, 24h, 7d, 2w; default never)."
+OVERLAP_HELP = (
+    "The older keys keep working this long (e.g. 24h), then stop; without it they work until "
+    "`revoke CLIENT --old-keys`."
+)
 
 
-def _show(issued: clients.Issued, as_json: bool) -> None:
+def _duration(text: str | None) -> timedelta | None:
+    return None if text is None else clients.parse_duration(text)
+
+
+def _show(issued: clients.Issued, as_json: bool, **until: timedelta | None) -> None:
+    """The new key, and when it (`key_expires_at`) or the older keys (`older_keys_expire_at`)
+    stop working, if they do."""
+    now = datetime.now(UTC)
+    ends = {name: now + delta for name, delta in until.items() if delta is not None}
     if as_json:
-        emit_json(issued)
+        emit_json({**asdict(issued), **ends} if ends else issued)
         return
     console.print(f"client {issued.name} ({issued.client_id}), scopes {', '.join(issued.scopes)}")
     typer.echo(issued.key)
     console.print(KEY_ONCE)
+    for name, at in ends.items():
+        console.print(f"{name.replace('_', ' ')} {stamp(at)}")
 
 
 @app.command()
@@ -30,14 +47,20 @@ def create(
     name: str,
     scopes: str = typer.Option(..., "--scopes", help=SCOPES_HELP),
     rate: float | None = typer.Option(None, "--rate", help=RATE_HELP),
+    expires_in: str | None = typer.Option(None, "--expires-in", help=EXPIRES_HELP),
     as_json: JsonFlag = False,
 ) -> None:
-    """Create a client and print its key once."""
+    """Create a client and print its key once (it works at once)."""
     with readable_errors("create"):
+        lifetime = _duration(expires_in)
         issued = clients.create_client(
-            settings=get_settings(), name=name, scopes=clients.parse_scopes(scopes), rate_per_s=rate
+            settings=get_settings(),
+            name=name,
+            scopes=clients.parse_scopes(scopes),
+            rate_per_s=rate,
+            expires_in=lifetime,
         )
-    _show(issued, as_json)
+    _show(issued, as_json, key_expires_at=lifetime)
 
 
 @app.command(name="list")
@@ -89,14 +112,19 @@ def update(
 @app.command()
 def rotate(
     client: str = typer.Argument(..., help=CLIENT_HELP),
+    overlap: str | None = typer.Option(None, "--overlap", help=OVERLAP_HELP),
+    expires_in: str | None = typer.Option(None, "--expires-in", help=EXPIRES_HELP),
     as_json: JsonFlag = False,
 ) -> None:
-    """Issue a new key; older keys stay live until `revoke CLIENT --old-keys`."""
+    """Issue a new key; older keys stay live for --overlap, or until `revoke CLIENT --old-keys`."""
     with readable_errors("rotate"):
+        overlap_for, lifetime = _duration(overlap), _duration(expires_in)
         settings = get_settings()
         client_id = clients.resolve(settings=settings, client=client)
-        issued = clients.issue_key(settings=settings, client_id=client_id)
-    _show(issued, as_json)
+        issued = clients.issue_key(
+            settings=settings, client_id=client_id, expires_in=lifetime, overlap=overlap_for
+        )
+    _show(issued, as_json, key_expires_at=lifetime, older_keys_expire_at=overlap_for)
 
 
 @app.command()

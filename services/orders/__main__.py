@@ -1,6 +1,7 @@
 """`python -m services.orders`: serve the API with uvicorn on api_host:api_port.
 
-With several workers (default: one per core) Prometheus metrics are kept in a shared
+Each worker speaks HTTP through entrypoints/edge.py (uvicorn's httptools protocol with the
+edge's limits). With several workers (default: one per core) Prometheus metrics are kept in a shared
 multiprocess directory, so /metrics reports the sum over all workers.
 """
 
@@ -33,6 +34,9 @@ def main() -> None:
         log_config=None,
         proxy_headers=False,
         server_header=False,
+        # The edge's limits (head size, read deadline, concurrency) are in this protocol.
+        http="services.orders.entrypoints.edge:EdgeProtocol",
+        timeout_keep_alive=api.api_keep_alive_s,
     )
 
 

@@ -1,5 +1,7 @@
-"""A token bucket per client: `rate` tokens a second, at most `burst` saved up."""
+"""Token buckets: `rate` tokens a second, at most `burst` saved up. One per client (its request
+rate) and one per peer address (its failed authentications)."""
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import monotonic
@@ -28,6 +30,10 @@ class TokenBucket:
             return 0.0
         return (1 - self.tokens) / self.rate
 
+    def give_back(self) -> None:
+        """Return the token taken last (what it paid for turned out free)."""
+        self.tokens = min(self.burst, self.tokens + 1)
+
 
 @dataclass
 class RateLimiter:
@@ -45,3 +51,29 @@ class RateLimiter:
             bucket = TokenBucket(rate, max(1.0, rate * self.burst_s), self.clock)
             self.buckets[client] = bucket
         return bucket.take()
+
+
+@dataclass
+class PeerBudget:
+    """Failed authentications per peer: a bucket of `burst` refilled at `rate` a second, for at
+    most `peers` peers (the one seen least recently is forgotten first, its budget full again)."""
+
+    rate: float
+    burst: float
+    peers: int = 10_000
+    clock: Callable[[], float] = monotonic
+    buckets: OrderedDict[str, TokenBucket] = field(default_factory=OrderedDict)
+
+    def take(self, peer: str) -> float:
+        """0 when `peer` may try once more, else the seconds until it may."""
+        bucket = self.buckets.pop(peer, None) or TokenBucket(self.rate, self.burst, self.clock)
+        self.buckets[peer] = bucket
+        if len(self.buckets) > self.peers:
+            self.buckets.popitem(last=False)
+        return bucket.take()
+
+    def give_back(self, peer: str) -> None:
+        """The try succeeded: it does not count against the peer."""
+        bucket = self.buckets.get(peer)
+        if bucket is not None:
+            bucket.give_back()

@@ -8,8 +8,9 @@ from fastapi import FastAPI
 from onceflow import logs
 from onceflow.settings import ApiSettings, Settings, get_api_settings, get_settings
 from services.orders.adapters.pool import make_pool
-from services.orders.domain.rate_limit import RateLimiter
+from services.orders.domain.rate_limit import PeerBudget, RateLimiter
 from services.orders.entrypoints import docs, handlers, openapi
+from services.orders.entrypoints.auth import Authenticator
 from services.orders.entrypoints.middleware import RequestContextMiddleware
 from services.orders.entrypoints.routers import ops, orders, transitions
 from services.orders.service_layer.authentication import KeyCache
@@ -49,8 +50,18 @@ def create_app(settings: Settings | None = None, api: ApiSettings | None = None)
     app.state.pool = pool
     app.state.settings = settings
     app.state.api = api
-    app.state.keys = KeyCache(ttl_s=api.api_key_cache_ttl_s)
     app.state.limiter = RateLimiter(burst_s=api.api_rate_burst_s)
+    keys = KeyCache(
+        ttl_s=api.api_key_cache_ttl_s,
+        unknown_ttl_s=api.api_unknown_key_ttl_s,
+        unknown_size=api.api_unknown_key_cache_size,
+    )
+    app.state.keys = keys
+    # Each worker allows its share of the peer's failures (at least one at a time).
+    failures = PeerBudget(
+        rate=api.api_auth_failures_per_s / api.api_workers,
+        burst=max(1.0, api.api_auth_failures_burst / api.api_workers),
+    )
     routers = (orders.router, transitions.router, ops.router)
     for router in routers:
         app.include_router(router)
@@ -62,5 +73,6 @@ def create_app(settings: Settings | None = None, api: ApiSettings | None = None)
         RequestContextMiddleware,
         max_body_bytes=api.api_max_body_bytes,
         access_log_on=api.api_access_log,
+        gate=Authenticator(keys=keys, failures=failures, pool=pool),
     )
     return app

@@ -1,17 +1,38 @@
 """The API key of every /orders request: 401 without a live key, 403 without the scope the
-route needs, 429 over the client's rate. The bearer scheme is FastAPI's, so OpenAPI shows it."""
+route needs, 429 over the client's rate.
 
+The key is checked by `Authenticator`, which the request middleware calls before it reads the
+body (an unauthenticated request is answered 401 without its body being read or parsed). A peer
+address that fails too often is answered 429 before any lookup, and a key the database did not
+know is not looked up again for a while (docs/security.md, "API edge"). The route dependency
+then checks the scope and the client's rate; the bearer scheme is FastAPI's, so OpenAPI shows
+it."""
+
+import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Annotated
 
+import psycopg
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from psycopg_pool import PoolTimeout
+from starlette.types import Scope as AsgiScope
 
 from onceflow.contract import Scope
 from onceflow.settings import ApiSettings
-from services.orders.domain.api_keys import Client, well_formed
-from services.orders.domain.rate_limit import RateLimiter
-from services.orders.entrypoints.problems import insufficient_scope, rate_limited, unauthorized
+from services.orders.adapters.clients import lookup_in
+from services.orders.adapters.pool import Pool
+from services.orders.domain.api_keys import Client, key_hash, well_formed
+from services.orders.domain.rate_limit import PeerBudget, RateLimiter
+from services.orders.entrypoints import metrics
+from services.orders.entrypoints.problems import (
+    ProblemError,
+    insufficient_scope,
+    rate_limited,
+    unauthorized,
+    unavailable,
+)
 from services.orders.service_layer.authentication import KeyCache
 
 bearer = HTTPBearer(
@@ -20,22 +41,72 @@ bearer = HTTPBearer(
     description="An API key from `onceflow-ops clients create` (docs/api.md).",
 )
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+log = logging.getLogger("onceflow.api")
+CLIENT = "onceflow.client"  # where the authenticator leaves the client in the ASGI scope
+PREFIX = "/orders"  # every path under it takes a key
 
 
-async def _client(request: Request, credentials: HTTPAuthorizationCredentials | None) -> Client:
-    if credentials is None:
-        if "authorization" in request.headers:
-            raise unauthorized("the Authorization header is not `Bearer <key>`", invalid_token=True)
-        raise unauthorized(
+def _bearer_key(scope: AsgiScope) -> str | ProblemError:
+    """The key of the request's `Authorization: Bearer <key>`, or why there is none."""
+    values = [v for k, v in scope["headers"] if k == b"authorization"]
+    if not values:
+        return unauthorized(
             "an API key is required: Authorization: Bearer <key>", invalid_token=False
         )
-    if not well_formed(credentials.credentials):
-        raise unauthorized("the API key is malformed", invalid_token=True)
-    keys: KeyCache = request.app.state.keys
-    client = await keys.client_for(pool=request.app.state.pool, key=credentials.credentials)
-    if client is None:
-        raise unauthorized("the API key is unknown or revoked", invalid_token=True)
-    return client
+    header: str = values[0].decode("latin-1")
+    scheme, _, given = header.partition(" ")
+    key = given.strip()
+    if scheme.lower() != "bearer" or not key:
+        return unauthorized("the Authorization header is not `Bearer <key>`", invalid_token=True)
+    if not well_formed(key):
+        return unauthorized("the API key is malformed", invalid_token=True)
+    return key
+
+
+@dataclass
+class Authenticator:
+    """Verifies the key of every request under /orders before its body is read."""
+
+    keys: KeyCache
+    failures: PeerBudget
+    pool: Pool
+
+    def __post_init__(self) -> None:
+        self.lookup = lookup_in(self.pool)
+
+    async def __call__(self, scope: AsgiScope) -> ProblemError | None:
+        """None, with the client in scope[CLIENT], or the refusal to answer with."""
+        path: str = scope["path"]
+        if path != PREFIX and not path.startswith(PREFIX + "/"):
+            return None
+        key = _bearer_key(scope)
+        if isinstance(key, ProblemError):
+            return key
+        digest = key_hash(key)
+        client = self.keys.known(digest)
+        if client is None:
+            peer = scope["client"][0] if scope.get("client") else ""
+            wait = self.failures.take(peer)
+            if wait:
+                metrics.KEY_CHECKS.labels("peer-limited").inc()
+                return rate_limited(wait, "too many failed authentications from this address")
+            if self.keys.known_unknown(digest):
+                metrics.KEY_CHECKS.labels("known-unknown").inc()
+            else:
+                try:
+                    client = await self.keys.look_up(digest, self.lookup)
+                except (psycopg.OperationalError, PoolTimeout) as exc:
+                    log.warning("database unavailable: %s", exc)
+                    self.failures.give_back(peer)  # not the peer's failure
+                    return unavailable()
+                metrics.KEY_CHECKS.labels("unknown" if client is None else "found").inc()
+            if client is None:
+                return unauthorized(
+                    "the API key is unknown, revoked or expired", invalid_token=True
+                )
+            self.failures.give_back(peer)
+        scope[CLIENT] = client
+        return None
 
 
 def require(
@@ -43,8 +114,11 @@ def require(
 ) -> Callable[[Request, HTTPAuthorizationCredentials | None], Awaitable[Client]]:
     """A dependency: the calling client, if its key is live, holds `scope` and is under its rate."""
 
-    async def authorized(request: Request, credentials: Credentials) -> Client:
-        client = await _client(request, credentials)
+    # `_scheme` only declares the bearer scheme in OpenAPI: Authenticator checked the key.
+    async def authorized(request: Request, _scheme: Credentials) -> Client:
+        client: Client | None = request.scope.get(CLIENT)
+        if client is None:  # a route outside PREFIX took a key: a programming error
+            raise unauthorized("an API key is required", invalid_token=False)
         if scope not in client.scopes:
             raise insufficient_scope(scope)
         api: ApiSettings = request.app.state.api

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from services.orders.domain.outcomes import IdempotencyKeyReusedError, RequestInFlightError
-from services.orders.entrypoints.problems import ProblemError, problem_response
+from services.orders.entrypoints.problems import ProblemError, problem_response, unavailable
 from services.orders.service_layer.pagination import InvalidCursorError
 
 log = logging.getLogger("onceflow.api")
@@ -69,9 +69,8 @@ async def problem_error(_: Request, exc: Exception) -> Response:
 async def database_unavailable(_: Request, exc: Exception) -> Response:
     """The database cannot be reached or the pool is exhausted: retry later."""
     log.warning("database unavailable: %s", exc)
-    return problem_response(
-        503, "unavailable", "the database is unavailable", headers={"Retry-After": "1"}
-    )
+    problem = unavailable()
+    return problem_response(problem.status, problem.slug, problem.detail, headers=problem.headers)
 
 
 STATIC = {

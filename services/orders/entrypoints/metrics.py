@@ -30,6 +30,19 @@ TRANSITIONS_REJECTED = Counter(
     "onceflow_transitions_rejected_total", "Transitions refused with 409", ["action"]
 )
 
+EDGE_REFUSALS = Counter(
+    "onceflow_http_edge_refusals_total",
+    "Requests refused at the HTTP edge (431 head too large, 408/cut too slow, 503 overloaded)",
+    ["reason"],
+)
+
+KEY_CHECKS = Counter(
+    "onceflow_api_key_checks_total",
+    "API keys not verified recently, by outcome: looked up (found or unknown), known unknown "
+    "(no query), or refused because the peer failed too often (no query)",
+    ["outcome"],
+)
+
 
 def exposition() -> tuple[bytes, str]:
     """The current metrics of this process, or of all workers in multiprocess mode."""

@@ -1,17 +1,19 @@
 """Pure ASGI middleware: request id (a response header, a field of every problem body and of
-every log line), body limits and media type, the 500 answer, metrics and access log."""
+every log line), authentication before the body is read, body limits and media type, the 500
+answer, metrics and access log."""
 
 import logging
 import re
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from onceflow import logs
 from services.orders.entrypoints import metrics
-from services.orders.entrypoints.problems import PROBLEM_JSON, problem_response
+from services.orders.entrypoints.problems import PROBLEM_JSON, ProblemError, problem_response
 
 access_log = logging.getLogger("onceflow.access")
 log = logging.getLogger("onceflow.api")
@@ -19,6 +21,8 @@ JSON_TYPE = re.compile(r"^application/([a-z0-9.+-]+\+)?json\s*(;.*)?$", re.IGNOR
 REQUEST_ID = re.compile(r"^[\x21-\x7e]{1,128}$")
 BODY_METHODS = {"POST", "PUT", "PATCH"}
 PROBLEM = PROBLEM_JSON.encode()
+# Checks a request before its body is read: None to go on, or the problem to answer with.
+Gate = Callable[[Scope], Awaitable[ProblemError | None]]
 
 
 class TooLargeError(Exception):
@@ -65,10 +69,14 @@ class _Reply:
 
 
 class RequestContextMiddleware:
-    """Wraps every HTTP request; rejects oversized (413) and non-JSON (415) bodies early."""
+    """Wraps every HTTP request; passes it through `gate` (authentication) before reading its
+    body, then rejects oversized (413) and non-JSON (415) bodies early."""
 
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int, access_log_on: bool) -> None:
+    def __init__(
+        self, app: ASGIApp, *, max_body_bytes: int, access_log_on: bool, gate: Gate
+    ) -> None:
         self.app, self.max_body, self.access_log_on = app, max_body_bytes, access_log_on
+        self.gate = gate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -81,8 +89,16 @@ class RequestContextMiddleware:
         token = logs.request_id.set(rid)
         reply = _Reply(send, rid)
         try:
-            rejection = await self._read_body(scope, receive, headers)
-            if isinstance(rejection, tuple):
+            refusal = await self.gate(scope)
+            if refusal is not None:
+                rejection: Receive | tuple[int, str, str] | ProblemError = refusal
+            else:
+                rejection = await self._read_body(scope, receive, headers)
+            if isinstance(rejection, ProblemError):
+                await problem_response(
+                    rejection.status, rejection.slug, rejection.detail, headers=rejection.headers
+                )(scope, receive, reply.send)
+            elif isinstance(rejection, tuple):
                 await problem_response(*rejection)(scope, receive, reply.send)
             else:
                 await self.app(scope, rejection, reply.send)

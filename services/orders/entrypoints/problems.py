@@ -91,11 +91,18 @@ def insufficient_scope(scope: str) -> ProblemError:
     return ProblemError(403, "insufficient-scope", detail, {"WWW-Authenticate": challenge})
 
 
-def rate_limited(wait_s: float) -> ProblemError:
-    """429: over the client's rate; Retry-After is whole seconds, rounded up."""
+def rate_limited(wait_s: float, reason: str = "over this client's request rate") -> ProblemError:
+    """429: over the client's rate (or the peer's failed authentications); Retry-After is whole
+    seconds, rounded up."""
     retry = str(max(1, math.ceil(wait_s)))
-    detail = f"over this client's request rate: retry after {retry} s"
-    return ProblemError(429, "rate-limited", detail, {"Retry-After": retry})
+    return ProblemError(
+        429, "rate-limited", f"{reason}: retry after {retry} s", {"Retry-After": retry}
+    )
+
+
+def unavailable() -> ProblemError:
+    """503: the database cannot be reached or the pool is exhausted: retry later."""
+    return ProblemError(503, "unavailable", "the database is unavailable", {"Retry-After": "1"})
 
 
 def problem_body(

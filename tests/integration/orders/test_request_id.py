@@ -78,10 +78,11 @@ def test_a_response_gets_a_new_id_or_keeps_the_callers(anonymous: TestClient) ->
 @pytest.mark.parametrize(
     ("method", "path", "kwargs", "status"),
     [
-        ("GET", "/orders", {}, 401),  # a handler (ProblemError)
+        ("GET", "/orders", {}, 401),  # the authenticator, before the body is read
         ("GET", "/no-such-path", {}, 404),  # a routing error
         ("DELETE", "/healthz", {}, 405),
-        ("POST", "/orders", {"content": b"x", "headers": {"Content-Type": "text/plain"}}, 415),
+        # the body check (under /orders the key is checked first: 401)
+        ("POST", "/healthz", {"content": b"x", "headers": {"Content-Type": "text/plain"}}, 415),
         ("GET", "/boom", {}, 500),  # an unexpected error
     ],
 )

@@ -1,8 +1,9 @@
-"""The token bucket on an injected clock: bursts up to its size, then one token per 1/rate s."""
+"""Token buckets on an injected clock: bursts up to their size, then one token per 1/rate s;
+per client (its rate) and per peer (its failed authentications, for a bounded number of peers)."""
 
 import pytest
 
-from services.orders.domain.rate_limit import RateLimiter, TokenBucket
+from services.orders.domain.rate_limit import PeerBudget, RateLimiter, TokenBucket
 
 
 class Clock:
@@ -41,3 +42,26 @@ def test_each_client_has_its_own_bucket_and_a_new_rate_a_new_one() -> None:
     clock.now += 0.5
     assert limiter.wait("c", 0.5) == 0  # below one a second, the bucket still holds one
     assert limiter.wait("c", 0.5) == pytest.approx(2.0)
+
+
+def test_a_peer_may_fail_its_burst_then_waits_and_a_success_costs_nothing() -> None:
+    clock = Clock()
+    budget = PeerBudget(rate=0.5, burst=2, clock=clock)
+    assert [budget.take("10.0.0.1"), budget.take("10.0.0.1")] == [0, 0]
+    assert budget.take("10.0.0.1") == 2.0  # a token every 2 s
+    assert budget.take("10.0.0.2") == 0  # another peer has its own budget
+    clock.now += 2
+    assert budget.take("10.0.0.1") == 0
+    budget.give_back("10.0.0.1")  # that try succeeded
+    assert budget.take("10.0.0.1") == 0
+    assert budget.take("10.0.0.1") > 0
+
+
+def test_the_peer_budget_remembers_at_most_its_number_of_peers() -> None:
+    clock = Clock()
+    budget = PeerBudget(rate=1, burst=1, peers=2, clock=clock)
+    for peer in ("a", "b", "c"):  # "a" is forgotten when "c" comes
+        assert budget.take(peer) == 0
+    assert list(budget.buckets) == ["b", "c"]
+    assert budget.take("b") > 0
+    assert budget.take("a") == 0  # a full budget again: forgetting is bounded memory's price

@@ -1,0 +1,29 @@
+"""`clients rotate --overlap` and `--expires-in` durations: a number and a unit, or a sum."""
+
+from datetime import timedelta
+
+import pytest
+
+from services.ops.clients import ClientError, parse_duration
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("90s", timedelta(seconds=90)),
+        ("30m", timedelta(minutes=30)),
+        ("24h", timedelta(hours=24)),
+        ("7d", timedelta(days=7)),
+        ("2w", timedelta(weeks=2)),
+        ("1h30m", timedelta(minutes=90)),
+        (" 1h 30m ", timedelta(minutes=90)),
+    ],
+)
+def test_durations(text: str, expected: timedelta) -> None:
+    assert parse_duration(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "24", "h", "1y", "-1h", "1.5h", "1h-30m", "soon"])
+def test_anything_else_is_a_clear_error(text: str) -> None:
+    with pytest.raises(ClientError, match=r"is not a duration: use e\.g\. 90s"):
+        parse_duration(text)
