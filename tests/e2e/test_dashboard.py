@@ -1,11 +1,15 @@
 """The dashboard as a person sees it: a real headless browser (Debian's /usr/bin/chromium, driven
 by Playwright) on the running stack's dashboard, after orders went through the API.
 
-Every chart must have drawn points, an order's journey must show every hop, and a dashboard
-whose Prometheus is down must say so. Screenshots land in .stack/artifacts/ (paths printed).
+Every chart must have drawn points under a headline that says what it is, an order's journey
+must show every hop, a paused connector must read "paused" in the overview (the CLI's and the
+dashboard's first view) with its pending alert's age and runbook, and a dashboard whose
+Prometheus is down must say so. Screenshots land in .stack/artifacts/ (paths printed).
 """
 
+import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -16,10 +20,12 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page
+from typer.testing import CliRunner
 
 from onceflow import paths
-from onceflow.settings import get_observability_settings
-from services.dashboard.panels import PANELS
+from onceflow.settings import Settings, get_observability_settings
+from services.dashboard.panels import PANELS, ranges
+from services.ops import cli, connect_api
 from stack.waiting import free_port, wait_for
 from tests.e2e.orders import act, place
 from tests.integration.dashboard.browser import chromium
@@ -97,9 +103,19 @@ def test_every_chart_draws_points_after_orders_pass(
     state = page.evaluate("() => window.onceflowDashboard")
     assert state["prometheus"] == "ok"
     assert page.locator("#banner").is_hidden()
-    assert state["status"].get("api") is True, state["status"]
+    page.wait_for_function("() => window.onceflowDashboard.overview", timeout=30_000)
+    assert state["overview"] is None or "error" not in state["overview"], state["overview"]
     drawn = page.locator(".panel[data-state=ok] canvas").count()
     assert drawn >= len(keys), f"{drawn} canvases for {len(keys)} panels"
+    for panel in PANELS:  # each headline names what it is: the total, the worst, or a series
+        shown = state["panels"][panel.key]
+        if shown["headline"] is None:
+            continue  # no sample in the window's last step yet
+        label = shown["headline"]["label"]
+        assert label == "total" or label.startswith("worst: ") or label in shown["legend"], label
+    retention = get_observability_settings().prometheus_retention_time
+    offered = [b.inner_text() for b in page.locator("#range button").all()]
+    assert offered == [r["label"] for r in ranges(retention)]
     _screenshot(page, "dashboard.png")
 
 
@@ -200,3 +216,48 @@ def test_prometheus_down_reads_as_prometheus_unreachable(page: Page) -> None:
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+def _connector_state(settings: Settings) -> str:
+    return str(connect_api.status(settings=settings)["connector"]["state"])
+
+
+def _cli_connector() -> dict[str, Any]:
+    result = CliRunner().invoke(cli.app, ["overview", "--json"])
+    assert result.exit_code == 0, result.output
+    hops = {hop["hop"]: hop for hop in json.loads(result.stdout)["hops"]}
+    connector: dict[str, Any] = hops["connector"]
+    return connector
+
+
+def test_a_paused_connector_reads_paused_in_the_overview_and_the_dashboard(
+    settings: Settings, dashboard_url: str, page: Page
+) -> None:
+    """Paused through Connect's REST API; resumed in any case. The overview's tile and
+    `onceflow-ops overview` say paused, not "up"; the pending alert says for how long."""
+    wait_for(lambda: _connector_state(settings) == "RUNNING", what="connector running", timeout=60)
+    page.goto(dashboard_url)
+    tile = ".hop-tile[data-hop=connector]"
+    page.wait_for_selector(f"{tile}[data-state=up]", timeout=30_000)
+    connect_api.pause(settings=settings)
+    try:
+        page.wait_for_selector(f"{tile}[data-state=paused]", timeout=30_000)
+        assert page.locator(f"{tile} .state").inner_text() == "paused"
+        assert page.locator(tile).get_attribute("data-calm") == "false"
+        served = httpx.get(f"{dashboard_url}/api/overview", timeout=30).json()
+        assert {t["hop"]: t["state"] for t in served["tiles"]}["connector"] == "paused"
+        in_cli = _cli_connector()
+        assert in_cli["connector"]["state"] == "PAUSED"
+        assert in_cli["healthy"] is False
+        card = "#alert-list li[data-alert=ConnectorPausedTooLong]"
+        page.wait_for_selector(f"{card}[data-state=pending]", timeout=30_000)
+        since = page.locator(f"{card} .since").inner_text()
+        assert re.fullmatch(r"pending for \d+ s", since), since  # not "for over 15 minutes"
+        link = page.locator(f"{card} a.runbook").get_attribute("href")
+        assert link == "/docs/operations.md#connectorpausedtoolong"
+        assert httpx.get(dashboard_url + link, timeout=10).status_code == 200
+        _screenshot(page, "dashboard-paused.png")
+    finally:
+        connect_api.resume(settings=settings)
+    wait_for(lambda: _connector_state(settings) == "RUNNING", what="connector resumed", timeout=60)
+    page.wait_for_selector(f"{tile}[data-state=up]", timeout=30_000)

@@ -81,7 +81,8 @@
     if (a >= 1e3) return trim(v / 1e3, 1) + "k";
     if (a >= 100 || a === 0) return trim(v, 0);
     if (a >= 10) return trim(v, 1);
-    return trim(v, 2);
+    if (a >= 1) return trim(v, 2);
+    return String(Number(v.toPrecision(2))); // 0.005, not a "0.01" on three ticks
   };
   const seconds = (v) => {
     const a = Math.abs(v);
