@@ -77,3 +77,4 @@ kafka_tool kafka-consumer-groups.sh org.apache.kafka.tools.consumer.group.Consum
 kafka_tool kafka-metadata-quorum.sh org.apache.kafka.tools.MetadataQuorumCommand
 kafka_tool kafka-get-offsets.sh org.apache.kafka.tools.GetOffsetShell
 kafka_tool kafka-console-consumer.sh org.apache.kafka.tools.consumer.ConsoleConsumer
+kafka_tool kafka-features.sh org.apache.kafka.tools.FeatureCommand
