@@ -55,7 +55,7 @@ def commands(text: str) -> list[str]:
         pending = ""
         for line in block.splitlines():
             if line.endswith("\\"):
-                pending += line[:-1].rstrip() + " "
+                pending += line[:-1].strip() + " "
                 continue
             command = (pending + line.strip()).strip()
             pending = ""
