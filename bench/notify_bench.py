@@ -11,6 +11,11 @@ the instance's CPU time (/proc/<pid>/stat utime+stime) over the same span is div
 events it committed. Latency: with the instance caught up, events at --rate for --seconds;
 latency = the notification visible to a read_committed reader - the input's delivery report,
 matched by the eventId header. Prints a Markdown table for docs/benchmarks.md.
+
+An A/B of the processor's code: `git archive <commit> | tar -x -C /tmp/a`, then
+`--tree /tmp/a --tree . [--rounds 3] --events 200000` runs each tree's processor (its own
+services/ and onceflow/, on this environment) on a fresh backlog of its own, interleaved
+ABBA, and prints throughput and CPU per event per round with their medians.
 """
 
 import json
@@ -24,6 +29,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 from typing import Any, cast
 
 import typer
@@ -351,6 +357,48 @@ def batches(before: dict[str, float], after: dict[str, float]) -> str:
     return f"{txns:,.0f} transactions, {records:.0f} records and {commit_ms:.0f} ms commit each"
 
 
+def throughput_of(tree: Path, events: int) -> Throughput:
+    """One instance of the processor in `tree` on a fresh backlog of `events` events."""
+    with tempfile.TemporaryDirectory(prefix="notify-bench-") as tmp:
+        scratch = Scratch(Path(tmp), name=f"bench-notify-{uuid.uuid4().hex[:10]}", tree=tree)
+        scratch.create()
+        try:
+            produce_backlog(scratch, Template.new(), events)
+            end = sum(tp.offset for tp in end_offsets(scratch))
+            instance = Instance(scratch, 1, Path(tmp) / "instance.log")
+            result = measure_throughput(instance, committed_reader(scratch), end)
+            assert instance.stop() == 0, (Path(tmp) / "instance.log").read_text()[-3000:]
+            return result
+        finally:
+            scratch.delete()
+
+
+def compare(trees: list[Path], rounds: int, events: int) -> None:
+    """Throughput and CPU per event of each tree's processor, interleaved ABBA round by round
+    (a drift of the machine hits every tree alike); per-round figures and medians."""
+    results: dict[Path, list[Throughput]] = {tree: [] for tree in trees}
+    for round_ in range(rounds):
+        for tree in trees if round_ % 2 == 0 else trees[::-1]:
+            t = throughput_of(tree, events)
+            results[tree].append(t)
+            print(
+                f"  round {round_ + 1} {tree}: {t.rate:,.0f} events/s, "
+                f"{t.cpu_us_per_event:.1f} µs/event",
+                flush=True,
+            )
+    print(f"\nmachine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"{events:,} events per run, {rounds} rounds, one instance, {PARTITIONS} partitions")
+    print("\n| tree | events/s per round | median | CPU µs/event per round | median |")
+    print("|---|---|---|---|---|")
+    for tree, runs in results.items():
+        rates = [r.rate for r in runs]
+        cpus = [r.cpu_us_per_event for r in runs]
+        print(
+            f"| {tree} | {', '.join(f'{r:,.0f}' for r in rates)} | **{median(rates):,.0f}** | "
+            f"{', '.join(f'{c:.1f}' for c in cpus)} | **{median(cpus):.1f}** |"
+        )
+
+
 @app.command()
 def main(
     events: int = 1_000_000,
@@ -358,12 +406,19 @@ def main(
     seconds: float = 60,
     batch_records: int | None = None,
     batch_ms: int | None = None,
+    tree: list[Path] | None = None,
+    rounds: int = 3,
 ) -> None:
-    """Throughput of one instance on a backlog, then its added latency at a steady rate."""
+    """Throughput of one instance on a backlog, then its added latency at a steady rate. With
+    --tree (repeated: source trees, e.g. `git archive <commit>` of an older commit, and `.`):
+    only the throughput of each, interleaved for --rounds rounds."""
     env: dict[str, Any] = {"ONCEFLOW_NOTIFY_BATCH_RECORDS": batch_records}
     env["ONCEFLOW_NOTIFY_BATCH_MS"] = batch_ms
     extra = {k: str(v) for k, v in env.items() if v is not None}
     os.environ.update(extra)  # Scratch.notify (the report) and the instance read the same
+    if tree:
+        compare([t.resolve() for t in tree], rounds, events)
+        return
     with tempfile.TemporaryDirectory(prefix="notify-bench-") as tmp:
         scratch = Scratch(Path(tmp), name=f"bench-notify-{uuid.uuid4().hex[:10]}")
         scratch.create()

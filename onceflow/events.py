@@ -7,8 +7,8 @@ declarations, so both readers give every record the same reason; the shared corp
 (tests/oracle/bad_records.py) runs through both to hold them to it.
 """
 
+import functools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -24,6 +24,19 @@ _BACKSLASHES = re.compile(D.ESCAPED_BACKSLASH[0])
 _LONE_SURROGATE = re.compile(D.LONE_SURROGATE)
 _NUL = re.compile(D.NUL)
 _LONG = (-(2**63), 2**63 - 1)
+_KIND = {Json.STRING: str, Json.OBJECT: dict, Json.ARRAY: list}
+# Derived from the definition once, not per record: each object path's fields and their names,
+# and (_steps) each path as (name, is an array) steps.
+_OBJECTS = [D.ROOT, *(p for p in map(D.nested, D.FIELDS) if p is not None)]
+_CHILDREN = {
+    path: (tuple((f, f.name) for f in D.children(path)), {f.name for f in D.children(path)})
+    for path in _OBJECTS
+}
+
+
+@functools.cache
+def _steps(path: str) -> tuple[tuple[str, bool], ...]:
+    return tuple((part.removesuffix("[]"), part.endswith("[]")) for part in path.split("."))
 
 
 class InvalidEventError(ValueError):
@@ -79,8 +92,7 @@ def _is(value: Any, json: Json) -> bool:
     """Whether a present value is of the JSON type (bool is no integer in JSON)."""
     if json is Json.INTEGER:
         return type(value) is int and _LONG[0] <= value <= _LONG[1]
-    kind = {Json.STRING: str, Json.OBJECT: dict, Json.ARRAY: list}[json]
-    return type(value) is kind
+    return type(value) is _KIND[json]
 
 
 def _instant_ok(text: str) -> bool:
@@ -124,16 +136,15 @@ def _version(doc: dict[str, Any]) -> None:
 
 def _shape(path: str, objects: list[dict[str, Any]]) -> None:
     """Phase 4 for the objects at `path` (one, or an array's elements), depth first."""
-    fields = D.children(path)
-    names = {f.name for f in fields}
-    extra = {name for obj in objects for name in obj if name not in names}
-    if extra:
+    fields, names = _CHILDREN[path]
+    if not all(names.issuperset(obj) for obj in objects):
+        extra = {name for obj in objects for name in obj if name not in names}
         raise InvalidEventError(D.unknown(path, min(extra)))
-    for field in fields:
-        values = [obj.get(field.name) for obj in objects]
-        if field.required and any(v is None for v in values):
-            raise InvalidEventError(D.missing(field.path))
+    for field, name in fields:
+        values = [obj.get(name) for obj in objects]
         present = [v for v in values if v is not None]
+        if field.required and len(present) < len(values):
+            raise InvalidEventError(D.missing(field.path))
         if not all(_is(v, field.json) for v in present):
             raise InvalidEventError(D.wrong_type(field.path, field.json))
         if field.json is Json.OBJECT:
@@ -145,20 +156,19 @@ def _shape(path: str, objects: list[dict[str, Any]]) -> None:
             _shape(field.elements, elements)
 
 
-def _values(doc: dict[str, Any], path: str) -> Iterator[Any]:
+def _values(doc: dict[str, Any], path: str) -> list[Any]:
     """Every present value at `path` (each element's, under an array)."""
     current: list[Any] = [doc]
-    for part in path.split("."):
-        name = part.removesuffix("[]")
+    for name, array in _steps(path):
         current = [obj[name] for obj in current if obj.get(name) is not None]
-        if part.endswith("[]"):
+        if array:
             current = [e for array in current for e in array]
-    yield from current
+    return current
 
 
 def _get(doc: dict[str, Any], path: str) -> Any:
     """The value at a path outside arrays (present: the shape was checked)."""
-    return next(_values(doc, path))
+    return _values(doc, path)[0]
 
 
 def _check_values(doc: dict[str, Any]) -> None:

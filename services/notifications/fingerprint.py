@@ -18,16 +18,34 @@ from onceflow.event_definition import Json
 SIZE = 16  # bytes kept of the SHA-256
 
 
+def _plans() -> dict[str, tuple[tuple[str, str | None, bool], ...]]:
+    """Per object path: its fields in wire order, each with the object path it holds (None: a
+    value) and whether that is an array's elements. Derived once: canonical() runs per event."""
+    plans = {}
+    pending = [D.ROOT]
+    while pending:
+        path = pending.pop()
+        plan = []
+        for field in D.wire_order(D.children(path)):
+            inner = D.nested(field)
+            plan.append((field.name, inner, field.json is Json.ARRAY))
+            if inner is not None:
+                pending.append(inner)
+        plans[path] = tuple(plan)
+    return plans
+
+
+_PLANS = _plans()
+
+
 def canonical(value: Any, path: str = D.ROOT) -> Any:
     """The object at `path` of a valid event with its fields (and theirs) in wire order."""
     out: dict[str, Any] = {}
-    for field in D.wire_order(D.children(path)):
-        item = value[field.name]
-        if field.json is Json.OBJECT:
-            item = canonical(item, field.path)
-        elif field.json is Json.ARRAY:
-            item = [canonical(element, field.elements) for element in item]
-        out[field.name] = item
+    for name, inner, array in _PLANS[path]:
+        item = value[name]
+        if inner is not None:
+            item = [canonical(e, inner) for e in item] if array else canonical(item, inner)
+        out[name] = item
     return out
 
 

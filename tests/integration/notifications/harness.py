@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, Message, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin import AdminClient, NewPartitions
 
 from onceflow.paths import ROOT
 from onceflow.settings import NotificationSettings, RetentionSettings, Settings, get_settings
@@ -44,6 +44,25 @@ def free_port_base(count: int) -> int:
         return base
 
 
+def topic_partitions(bootstrap: str, topic: str) -> list[int]:
+    """The topic's partitions now."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    return sorted(admin.list_topics(topic, timeout=30).topics[topic].partitions)
+
+
+def raise_partitions(bootstrap: str, topic: str, count: int) -> None:
+    """Raise the topic's partition count to `count` (docs/operations.md), and wait until the
+    metadata shows them."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    (future,) = admin.create_partitions([NewPartitions(topic, count)]).values()
+    future.result(timeout=30)
+    wait_for(
+        lambda: len(topic_partitions(bootstrap, topic)) == count,
+        what="the new partitions",
+        timeout=30,
+    )
+
+
 @dataclass
 class Scratch:
     """A private copy of the processor's topics and group."""
@@ -53,6 +72,7 @@ class Scratch:
     settings: Settings = field(default_factory=get_settings)
     port_base: int = field(default_factory=lambda: free_port_base(10))
     instances: list["Instance"] = field(default_factory=list)
+    tree: Path = ROOT  # the source tree whose processor runs (a benchmark's older commit)
 
     @property
     def notify(self) -> NotificationSettings:
@@ -71,9 +91,7 @@ class Scratch:
 
     def partitions(self) -> list[int]:
         """The input topic's partitions now."""
-        admin = AdminClient({"bootstrap.servers": self.settings.kafka_bootstrap})
-        topic = admin.list_topics(self.input_topic, timeout=30).topics[self.input_topic]
-        return sorted(topic.partitions)
+        return topic_partitions(self.settings.kafka_bootstrap, self.input_topic)
 
     def create(self) -> None:
         wanted = topics.pipeline_topics(
@@ -117,7 +135,7 @@ class Instance:
         self._log = log.open("ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "services.notifications", str(n)],
-            cwd=ROOT,
+            cwd=scratch.tree,
             env=scratch.env(**env),
             stdout=self._log,
             stderr=subprocess.STDOUT,

@@ -5,26 +5,18 @@ letters are exactly the poison records."""
 
 from pathlib import Path
 
-from confluent_kafka.admin import AdminClient, NewPartitions
-
 from stack.waiting import wait_for
 from tests.integration.notifications.harness import (
     Input,
     Instance,
     Scratch,
     check,
+    raise_partitions,
     wait_notified,
 )
 from tests.integration.notifications.test_exactly_once import TIMEOUT, flowing
 
 RAISED = 6
-
-
-def raise_partitions(scratch: Scratch, count: int) -> None:
-    admin = AdminClient({"bootstrap.servers": scratch.settings.kafka_bootstrap})
-    (future,) = admin.create_partitions([NewPartitions(scratch.input_topic, count)]).values()
-    future.result(timeout=30)
-    wait_for(lambda: len(scratch.partitions()) == count, what="the new partitions", timeout=30)
 
 
 def test_raising_the_partition_count_while_input_flows(scratch: Scratch, tmp_path: Path) -> None:
@@ -34,7 +26,7 @@ def test_raising_the_partition_count_while_input_flows(scratch: Scratch, tmp_pat
         one = Instance(scratch, 1, tmp_path / "1.log")
         two = Instance(scratch, 2, tmp_path / "2.log")
         wait_notified(scratch, list(source.event_ids), not_before=0, timeout=TIMEOUT)
-        raise_partitions(scratch, RAISED)
+        raise_partitions(scratch.settings.kafka_bootstrap, scratch.input_topic, RAISED)
         before = len(source.sent)
         # Input keeps flowing onto all six; the group takes the new partitions on its own.
         wait_for(
