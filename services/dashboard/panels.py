@@ -13,7 +13,9 @@ from typing import Any
 
 TOPIC = "outbox.event.order"
 # The window of rate() and histogram_quantile(): at least four scrapes at any interval we use.
+# Over a long range the page widens it to the step, so no sample falls between two points.
 WINDOW = "1m"
+WINDOW_SECONDS = 60
 
 
 class Unit(StrEnum):
@@ -230,6 +232,9 @@ STATUS_QUERY = "min by (job) (up)"
 RANGE_SECONDS = 15 * 60
 STEP_SECONDS = 5
 REFRESH_SECONDS = 5
+# The overview probes every component (about 0.4 s of CPU in the dashboard per read): read less
+# often than the charts; services/dashboard/overviews.py shares one read between tabs.
+OVERVIEW_SECONDS = 10
 # The range picker's choices, as far back as Prometheus keeps samples; a chart has at most
 # this many points (Prometheus answers at most 11,000 per series).
 RANGES = (("15m", 15 * 60), ("1h", 3600), ("6h", 6 * 3600), ("24h", 86400), ("7d", 7 * 86400))
@@ -248,17 +253,17 @@ def duration_seconds(text: str) -> float:
 
 def ranges(retention: str) -> list[dict[str, Any]]:
     """The picker's windows Prometheus can fill (its `retention` as a duration), each with
-    the step that keeps a chart within MAX_POINTS: 15m and 1h every 5 s, 7d every 14 min."""
+    the step that keeps a chart within MAX_POINTS (15m and 1h every 5 s, 7d every 14 min) and
+    the rate window for that step (WINDOW, or the step when longer)."""
     kept = duration_seconds(retention)
-    return [
-        {
-            "label": label,
-            "seconds": seconds,
-            "step_seconds": STEP_SECONDS * max(1, math.ceil(seconds / MAX_POINTS / STEP_SECONDS)),
-        }
-        for label, seconds in RANGES
-        if seconds <= kept or seconds == RANGE_SECONDS
-    ]
+    chosen = []
+    for label, seconds in RANGES:
+        if seconds > kept and seconds != RANGE_SECONDS:
+            continue
+        step = STEP_SECONDS * max(1, math.ceil(seconds / MAX_POINTS / STEP_SECONDS))
+        window = f"{step}s" if step > WINDOW_SECONDS else WINDOW
+        chosen.append({"label": label, "seconds": seconds, "step_seconds": step, "window": window})
+    return chosen
 
 
 def page_config(retention: str = "7d") -> dict[str, Any]:
@@ -269,6 +274,8 @@ def page_config(retention: str = "7d") -> dict[str, Any]:
         "range_seconds": RANGE_SECONDS,
         "step_seconds": STEP_SECONDS,
         "refresh_seconds": REFRESH_SECONDS,
+        "overview_seconds": OVERVIEW_SECONDS,
+        "window": WINDOW,
         "ranges": ranges(retention),
         "retention": retention,
     }

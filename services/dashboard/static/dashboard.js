@@ -222,7 +222,7 @@
         },
       ],
       series: [
-        { label: "time (UTC)", value: (u, v) => (v == null ? "–" : clock(v)) },
+        { label: "time (UTC)", value: (u, v) => (v == null ? "–" : long ? dayClock(v) : clock(v)) },
         ...labels.map((label, i) => ({
           label,
           stroke: PALETTE[i % PALETTE.length],
@@ -236,10 +236,12 @@
     return new uPlot(opts, data, panel.chartEl);
   }
 
-  async function refreshPanel(panel, start, end, step, range) {
+  async function refreshPanel(panel, start, end, step, range, config) {
     const spec = panel.spec;
+    // Over a long range the rate window widens to the step (panels.py's WINDOW otherwise).
+    const widened = (expr) => expr.split(`[${config.window}]`).join(`[${range.window}]`);
     const results = await Promise.all(spec.series.map((s) =>
-      prom("query_range", { query: s.expr, start, end, step })));
+      prom("query_range", { query: widened(s.expr), start, end, step })));
     const xs = [];
     for (let t = start; t <= end; t += step) xs.push(t);
     const index = new Map(xs.map((t, i) => [t, i]));
@@ -397,16 +399,13 @@
     const end = Math.floor(Date.now() / 1000 / step) * step;
     const start = end - range.seconds;
     const jobs = [
-      ...panels.map((panel) => refreshPanel(panel, start, end, step, range).catch((err) => {
+      ...panels.map((panel) => refreshPanel(panel, start, end, step, range, config).catch((err) => {
         if (!(err instanceof Unreachable)) setPanelState(panel, "error", 0, err.message, 0);
         throw err;
       })),
       refreshAlerts(),
     ];
-    refreshOverview().catch((err) => {
-      $("#hop-tiles").replaceChildren(el("li", { class: "muted", text: `overview unavailable: ${err.message}` }));
-      state.overview = { error: err.message };
-    });
+
     const outcomes = await Promise.allSettled(jobs);
     const down = outcomes.find((o) => o.status === "rejected" && o.reason instanceof Unreachable);
     const stamp = $("#refreshed");
@@ -613,6 +612,17 @@
       }
     };
     buildRange(config, loop);
+    const overviewLoop = async () => {
+      try {
+        await refreshOverview();
+      } catch (err) {
+        $("#hop-tiles").replaceChildren(el("li", { class: "muted", text: `overview unavailable: ${err.message}` }));
+        state.overview = { error: err.message };
+      } finally {
+        setTimeout(overviewLoop, config.overview_seconds * 1000);
+      }
+    };
+    overviewLoop();
     matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
       for (const panel of panels) panel.labelsKey = ""; // redraw in the new theme's colours
     });

@@ -130,7 +130,10 @@ def test_the_range_picker_covers_what_prometheus_keeps(retention: str, labels: l
     for choice in offered:
         assert choice["seconds"] / choice["step_seconds"] <= MAX_POINTS
         assert choice["step_seconds"] % STEP_SECONDS == 0
+        # rate() over at least the step: no sample falls between two points of the chart
+        assert duration_seconds(choice["window"]) >= choice["step_seconds"]
     assert offered[0]["step_seconds"] == STEP_SECONDS
+    assert offered[0]["window"] == page_config()["window"]
 
 
 @pytest.mark.parametrize("text", ["", "7", "7 days", "d7", "7d-", "1.5h"])
