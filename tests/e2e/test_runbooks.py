@@ -23,6 +23,8 @@ from onceflow import paths
 from onceflow.settings import Settings
 from services.ops.clients import resolve, revoke
 from services.ops.lag import partition_lags
+from stack import checks
+from stack.components import components
 from stack.waiting import wait_for
 from tests.e2e.doc_commands import (
     Ran,
@@ -233,9 +235,15 @@ def _run(command: str, scratch: Scratch) -> Ran:
     return runs[-1]
 
 
+def _unhealthy(settings: Settings) -> list[str]:
+    return [name for name, c in checks.check(components(settings)).items() if not c.healthy]
+
+
 @pytest.fixture(scope="module")
-def reads(scratch: Scratch) -> dict[str, Ran]:
-    """The run of each command that only reads, side by side."""
+def reads(scratch: Scratch, settings: Settings) -> dict[str, Ran]:
+    """The run of each command that only reads, side by side, on a stack that works (a
+    component restarted by an earlier test settles first: `make status` exits 1 until then)."""
+    wait_for(lambda: not _unhealthy(settings), what="every component healthy", timeout=60)
     reading = [c for c in SHOWN if c in CHECKS and not CHECKS[c].changes]
     with ThreadPoolExecutor(max_workers=6) as pool:
         return dict(zip(reading, pool.map(lambda c: _run(c, scratch), reading), strict=True))
