@@ -12,8 +12,10 @@ from typing import Any
 
 from onceflow.paths import ROOT
 from services.dashboard.panels import (
+    CONNECTOR_STATES,
     PANELS,
     RANGE_SECONDS,
+    RANGES,
     REFRESH_SECONDS,
     STATUS_QUERY,
     Panel,
@@ -29,7 +31,7 @@ def _status_panels(y: int) -> list[dict[str, Any]]:
         "type": "stat",
         "title": "Component status (up by job)",
         "datasource": DATASOURCE,
-        "gridPos": {"x": 0, "y": y, "w": HALF, "h": HEIGHT},
+        "gridPos": {"x": 0, "y": y, "w": 7, "h": HEIGHT},
         "targets": [
             {
                 "refId": "A",
@@ -64,6 +66,30 @@ def _status_panels(y: int) -> list[dict[str, Any]]:
             "overrides": [],
         },
     }
+    connector = {
+        "type": "stat",
+        "title": "Connector state",
+        "description": "Kafka Connect's current state of the connector and each task: a paused "
+        "connector reads paused, not up.",
+        "datasource": DATASOURCE,
+        "gridPos": {"x": 7, "y": y, "w": HALF - 7, "h": HEIGHT},
+        "targets": [
+            {
+                "refId": chr(ord("A") + n),
+                "datasource": DATASOURCE,
+                "expr": series.expr,
+                "legendFormat": series.legend,
+                "instant": True,
+            }
+            for n, series in enumerate(CONNECTOR_STATES)
+        ],
+        "options": {
+            "colorMode": "none",
+            "graphMode": "none",
+            "textMode": "name",
+            "reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False},
+        },
+    }
     alerts = {
         "type": "alertlist",
         "title": "Firing alerts",
@@ -80,7 +106,7 @@ def _status_panels(y: int) -> list[dict[str, Any]]:
             "viewMode": "list",
         },
     }
-    return [status, alerts]
+    return [status, connector, alerts]
 
 
 def _timeseries(panel: Panel, x: int, y: int) -> dict[str, Any]:
@@ -147,6 +173,7 @@ def render() -> dict[str, Any]:
         "schemaVersion": 39,
         "version": 1,
         "time": {"from": f"now-{RANGE_SECONDS // 60}m", "to": "now"},
+        "timepicker": {"time_options": [label for label, _ in RANGES]},
         "refresh": f"{REFRESH_SECONDS}s",
         "timezone": "utc",
         "panels": panels,

@@ -226,8 +226,19 @@ PANELS: tuple[Panel, ...] = (
     ),
 )
 
-# Component status: `up` of every scrape target, one tile per Prometheus job (Grafana's).
+# Component status: `up` of every scrape target, one tile per Prometheus job (Grafana's), and
+# the connector's and its tasks' current state, so a paused connector reads paused, not up.
 STATUS_QUERY = "min by (job) (up)"
+CONNECTOR_STATES = (
+    Series(
+        "max by (connector, status) (kafka_connect_connector_status == 1)",
+        "{{connector}} {{status}}",
+    ),
+    Series(
+        "max by (connector, task, status) (kafka_connect_task_status == 1)",
+        "{{connector}} task {{task}} {{status}}",
+    ),
+)
 # The page's first window and how often it refreshes (Grafana gets the same).
 RANGE_SECONDS = 15 * 60
 STEP_SECONDS = 5

@@ -9,6 +9,7 @@ import yaml
 from onceflow.paths import ROOT
 from services.dashboard import grafana
 from services.dashboard.panels import (
+    CONNECTOR_STATES,
     MAX_POINTS,
     PANELS,
     STATUS_QUERY,
@@ -73,7 +74,7 @@ def test_grafana_and_the_page_run_the_same_queries() -> None:
         target["expr"] for panel in dashboard["panels"] for target in panel.get("targets", [])
     }
     on_page = {s["expr"] for panel in page_config()["panels"] for s in panel["series"]}
-    assert in_grafana == on_page | {STATUS_QUERY}
+    assert in_grafana == on_page | {STATUS_QUERY} | {s.expr for s in CONNECTOR_STATES}
 
 
 def test_every_hop_has_a_panel_with_a_unit_and_keys_are_unique() -> None:
