@@ -28,7 +28,7 @@ def _duration(text: str | None) -> timedelta | None:
 
 
 def _show(issued: clients.Issued, as_json: bool, **until: timedelta | None) -> None:
-    """The new key, and when it (`key_expires_at`) or the older keys (`older_keys_expire_at`)
+    """The new key, and when it (`key_expires_at`) or the older keys (`older_keys_expire_by`)
     stop working, if they do."""
     now = datetime.now(UTC)
     ends = {name: now + delta for name, delta in until.items() if delta is not None}
@@ -124,7 +124,7 @@ def rotate(
         issued = clients.issue_key(
             settings=settings, client_id=client_id, expires_in=lifetime, overlap=overlap_for
         )
-    _show(issued, as_json, key_expires_at=lifetime, older_keys_expire_at=overlap_for)
+    _show(issued, as_json, key_expires_at=lifetime, older_keys_expire_by=overlap_for)
 
 
 @app.command()

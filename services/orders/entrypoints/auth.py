@@ -43,7 +43,7 @@ bearer = HTTPBearer(
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 log = logging.getLogger("onceflow.api")
 CLIENT = "onceflow.client"  # where the authenticator leaves the client in the ASGI scope
-PREFIX = "/orders"  # every path under it takes a key
+PREFIX = "/orders"  # every path under it takes a key (the routers' prefix)
 
 
 def _bearer_key(scope: AsgiScope) -> str | ProblemError:

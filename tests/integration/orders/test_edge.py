@@ -210,7 +210,7 @@ def test_rotation_with_overlap_keeps_both_keys_until_it_ends(api: Api, settings:
     )
     assert rotated.exit_code == 0, rotated.output
     doc = json.loads(rotated.output)
-    assert doc["older_keys_expire_at"]
+    assert doc["older_keys_expire_by"]
     new = {"Authorization": f"Bearer {doc['key']}"}
     with httpx.Client(base_url=api.url) as http:
 

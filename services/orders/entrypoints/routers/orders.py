@@ -13,7 +13,7 @@ from onceflow.contract import (
 )
 from services.orders.domain.order import LineItem
 from services.orders.entrypoints import metrics, writes
-from services.orders.entrypoints.auth import Reader
+from services.orders.entrypoints.auth import PREFIX, Reader
 from services.orders.entrypoints.dependencies import PoolDep, Write
 from services.orders.entrypoints.problems import (
     ORDER_NOT_FOUND,
@@ -24,7 +24,7 @@ from services.orders.entrypoints.schemas import IDENTIFIER_PATTERN, OrderIn, Ord
 from services.orders.service_layer import services, views
 from services.orders.service_layer.idempotency import PLACE_SCOPE
 
-router = APIRouter(prefix="/orders", tags=["orders"])
+router = APIRouter(prefix=PREFIX, tags=["orders"])  # every path under it takes a key
 
 
 @router.post(

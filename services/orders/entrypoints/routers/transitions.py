@@ -6,13 +6,14 @@ from fastapi import APIRouter, Response
 
 from onceflow.contract import Action
 from services.orders.entrypoints import metrics, writes
+from services.orders.entrypoints.auth import PREFIX
 from services.orders.entrypoints.dependencies import NoBody, Write
 from services.orders.entrypoints.problems import problem_responses
 from services.orders.entrypoints.schemas import OrderOut
 from services.orders.service_layer import services
 from services.orders.service_layer.idempotency import transition_scope
 
-router = APIRouter(prefix="/orders", tags=["orders"])
+router = APIRouter(prefix=PREFIX, tags=["orders"])  # every path under it takes a key
 
 
 def _add_transition(action: Action) -> None:
