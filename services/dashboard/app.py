@@ -45,6 +45,8 @@ def create_app(
         description="The overview of every hop, live plots of each (from Prometheus) and the "
         "journey of one order. Loopback only.",
         lifespan=lifespan,
+        docs_url=None,  # Swagger UI would load from a CDN; /docs lists docs/*.md instead
+        redoc_url=None,
     )
     app.state.obs = obs
     app.state.lookup = lookup or ops_lookup(settings)

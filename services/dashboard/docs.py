@@ -40,17 +40,26 @@ def _with_anchors(tokens: list[Token]) -> None:
             opening.attrSet("id", slug if count == 0 else f"{slug}-{count}")
 
 
+def _html(title: str, body: str) -> str:
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>"
+    )
+
+
 def page(path: Path) -> str:
     """One Markdown file as a whole HTML page."""
     md = MarkdownIt("commonmark").enable("table")
     tokens = md.parse(path.read_text())
     _with_anchors(tokens)
-    body = md.renderer.render(tokens, md.options, {})
-    title = escape(f"Onceflow · docs/{path.name}")
-    return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-        f"<style>{STYLE}</style></head><body>{body}</body></html>"
-    )
+    return _html(f"Onceflow · docs/{path.name}", md.renderer.render(tokens, md.options, {}))
+
+
+def index() -> str:
+    """Every Markdown file of docs/, linked."""
+    names = sorted(p.name for p in DOCS.glob("*.md") if NAME.match(p.name))
+    items = "".join(f'<li><a href="/docs/{escape(n)}">docs/{escape(n)}</a></li>' for n in names)
+    return _html("Onceflow · docs", f"<h1>Onceflow docs</h1><ul>{items}</ul>")
 
 
 def find(name: str) -> Path | None:

@@ -183,6 +183,15 @@ def test_every_runbook_an_alert_links_opens_on_its_own_section() -> None:
         assert f'id="{anchor}"' in html.text, rule["alert"]
 
 
+def test_docs_list_the_project_docs_and_load_nothing_from_elsewhere() -> None:
+    with _client(free_port()) as client:
+        listing = client.get("/docs")
+        assert client.get("/redoc").status_code == 404
+    assert listing.status_code == 200
+    assert '<a href="/docs/operations.md">' in listing.text
+    assert "http" not in listing.text  # no CDN: everything it shows is local
+
+
 def test_the_range_picker_is_as_long_as_prometheus_keeps() -> None:
     with _client(free_port(), retention="2d") as client:
         config = client.get("/api/panels").json()
