@@ -31,7 +31,10 @@ def sections(markdown: str, level: int, within: str | None = None) -> list[Secti
     if within is not None:
         markdown = section(markdown, within, level - 1).text
     found = []
-    headings = [m for m in _HEADING.finditer(markdown) if len(m.group(1)) <= level]
+    # A heading is not in a fenced block (where `# ...` is a shell comment): find them in a copy
+    # with the blocks blanked, every offset kept.
+    prose = _FENCED.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), markdown)
+    headings = [m for m in _HEADING.finditer(prose) if len(m.group(1)) <= level]
     for this, following in zip(headings, [*headings[1:], None], strict=True):
         if len(this.group(1)) != level:
             continue
