@@ -226,7 +226,7 @@ PANELS: tuple[Panel, ...] = (
     ),
 )
 
-# Component status: `up` of every scrape target, one tile per Prometheus job (Grafana's), and
+# Grafana's top row (the local page has the overview): `up` of every scrape target by job, and
 # the connector's and its tasks' current state, so a paused connector reads paused, not up.
 STATUS_QUERY = "min by (job) (up)"
 CONNECTOR_STATES = (
@@ -281,7 +281,6 @@ def page_config(retention: str = "7d") -> dict[str, Any]:
     """Everything the page needs to draw itself; `retention` is Prometheus's."""
     return {
         "panels": [panel.as_dict() for panel in PANELS],
-        "status_query": STATUS_QUERY,
         "range_seconds": RANGE_SECONDS,
         "step_seconds": STEP_SECONDS,
         "refresh_seconds": REFRESH_SECONDS,
