@@ -95,6 +95,10 @@ K = ".stack/bin/kafka-{} --bootstrap-server 127.0.0.1:9092"
 MONITOR = "psql postgresql://shop_monitor:shop_monitor@127.0.0.1:5432/shop -c"
 PSQL_ROWS = r"^\(\d+ rows?\)$"
 MAINTENANCE_BUSY = "holds the lock"
+# None, or the count per stage and reason and then the newest by id.
+DEAD_LETTERS = (
+    r"\A(no dead letters$|\s*dead letters per stage and reason\s*$[\s\S]*^\s*newest \d+ )"
+)
 
 CHECKS: dict[str, Check] = {
     "make status": Check(r"^│ connect\s+│ RUNNING\s+│.*│ yes\s+│"),
@@ -109,13 +113,9 @@ CHECKS: dict[str, Check] = {
         r"^connector orders-outbox: RUNNING\n\s+task 0: RUNNING"
     ),
     ".venv/bin/onceflow-ops lag": Check(r"^slot onceflow_outbox: active, wal_status \w+"),
-    ".venv/bin/onceflow-ops dead-letters list": Check(r"^no dead letters$|dead letters"),
-    ".venv/bin/onceflow-ops dead-letters list --stage aggregation": Check(
-        r"^no dead letters$|aggregation"
-    ),
-    ".venv/bin/onceflow-ops dead-letters list --stage notifications": Check(
-        r"^no dead letters$|notifications"
-    ),
+    ".venv/bin/onceflow-ops dead-letters list": Check(DEAD_LETTERS),
+    ".venv/bin/onceflow-ops dead-letters list --stage aggregation": Check(DEAD_LETTERS),
+    ".venv/bin/onceflow-ops dead-letters list --stage notifications": Check(DEAD_LETTERS),
     ".venv/bin/python -m stack.peek notifications.order.dlq": Check(r"\A\Z|^p\d+@\d+ key="),
     ".venv/bin/onceflow-ops clients list": Check(r"^name\s+local-dev$|│ local-dev\s+│"),
     ".venv/bin/onceflow-ops maintenance --dry-run": Check(
