@@ -5,8 +5,8 @@ The key is checked by `Authenticator`, which the request middleware calls before
 body (an unauthenticated request is answered 401 without its body being read or parsed). A peer
 address that fails too often is answered 429 before any lookup, and a key the database did not
 know is not looked up again for a while (docs/security.md, "API edge"). The route dependency
-then checks the scope and the client's rate; the bearer scheme is FastAPI's, so OpenAPI shows
-it."""
+then checks the scope and the client's rate; OpenAPI declares the bearer scheme
+(entrypoints/openapi.py)."""
 
 import logging
 from collections.abc import Awaitable, Callable
@@ -15,7 +15,7 @@ from typing import Annotated
 
 import psycopg
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
 from psycopg_pool import PoolTimeout
 from starlette.types import Scope as AsgiScope
 
@@ -35,12 +35,14 @@ from services.orders.entrypoints.problems import (
 )
 from services.orders.service_layer.authentication import KeyCache
 
+# The bearer scheme as OpenAPI declares it (entrypoints/openapi.py); the key is checked by
+# Authenticator in the middleware, so no route depends on it (a dependency costs per request).
 bearer = HTTPBearer(
     auto_error=False,
     bearerFormat="of_live_<43 characters>",
     description="An API key from `onceflow-ops clients create` (docs/api.md).",
 )
-Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+SCHEME = "HTTPBearer"
 log = logging.getLogger("onceflow.api")
 CLIENT = "onceflow.client"  # where the authenticator leaves the client in the ASGI scope
 PREFIX = "/orders"  # every path under it takes a key (the routers' prefix)
@@ -109,13 +111,10 @@ class Authenticator:
         return None
 
 
-def require(
-    scope: Scope,
-) -> Callable[[Request, HTTPAuthorizationCredentials | None], Awaitable[Client]]:
+def require(scope: Scope) -> Callable[[Request], Awaitable[Client]]:
     """A dependency: the calling client, if its key is live, holds `scope` and is under its rate."""
 
-    # `_scheme` only declares the bearer scheme in OpenAPI: Authenticator checked the key.
-    async def authorized(request: Request, _scheme: Credentials) -> Client:
+    async def authorized(request: Request) -> Client:
         client: Client | None = request.scope.get(CLIENT)
         if client is None:  # a route outside PREFIX took a key: a programming error
             raise unauthorized("an API key is required", invalid_token=False)

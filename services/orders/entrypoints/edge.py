@@ -58,7 +58,7 @@ class EdgeProtocol(HttpToolsProtocol):
             api.api_max_concurrency,
         )
         self.head_open = True  # reading a request head (or waiting for the next one's)
-        self.head_bytes = self.head_fields = self.raw_head = 0
+        self.raw_head = 0  # bytes received while the head was open
         self.deadline: asyncio.TimerHandle | None = None
         self.refusal: RefusalError | None = None
 
@@ -79,7 +79,7 @@ class EdgeProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._disarm()
-        self.head_open, self.head_bytes, self.head_fields, self.raw_head = True, 0, 0, 0
+        self.head_open, self.raw_head = True, 0
         super().on_message_complete()
         # A body that arrives after its response (a refusal does not wait for it) cancelled
         # uvicorn's keep-alive timer with its first byte: arm it again.
@@ -124,26 +124,17 @@ class EdgeProtocol(HttpToolsProtocol):
         if self.head_open and self.raw_head > self.max_head and not self.transport.is_closing():
             self._answer(self._too_large())
 
-    def on_url(self, url: bytes) -> None:
-        self._count(len(url), fields=0)
-        super().on_url(url)
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self._count(len(name) + len(value) + 4, fields=1)
-        super().on_header(name, value)
-
     def on_headers_complete(self) -> None:
+        # The exact size of a head that arrived within the bound's reach (counted once here
+        # rather than in a callback per header field).
         self.head_open = False
+        size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        if size > self.max_head or len(self.headers) > self.max_fields:
+            self._refuse(self._too_large())
         limit = self.max_concurrency
         if len(self.connections) >= limit or len(self.tasks) >= limit:
             self._refuse(RefusalError(503, "overloaded", "the API is at its concurrency limit"))
         super().on_headers_complete()
-
-    def _count(self, size: int, *, fields: int) -> None:
-        self.head_bytes += size
-        self.head_fields += fields
-        if self.head_bytes > self.max_head or self.head_fields > self.max_fields:
-            self._refuse(self._too_large())
 
     def _refuse(self, refusal: RefusalError) -> None:
         """Stop the parser (uvicorn then calls send_400_response, which answers `refusal`)."""

@@ -6,6 +6,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from onceflow.settings import ApiSettings
+from services.orders.entrypoints.auth import PREFIX, SCHEME, bearer
 from services.orders.entrypoints.problems import Problem, auth_responses
 
 
@@ -25,16 +26,18 @@ def install(app: FastAPI, api: ApiSettings) -> None:
             schemas.update(problem.pop("$defs", {}))
             schemas["Problem"] = problem
             schemas["OrderIn"]["properties"]["currency"]["enum"] = list(api.api_currencies)
-            for operation in _operations(doc):
-                if operation.get("security"):
-                    operation["responses"].update(
-                        {str(status): body for status, body in auth_responses().items()}
-                    )
+            # The key is checked by the middleware (auth.Authenticator), not by a dependency, so
+            # the bearer scheme is declared here, on every operation under PREFIX.
+            schemes = doc["components"].setdefault("securitySchemes", {})
+            schemes[SCHEME] = bearer.model.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for path, item in doc.get("paths", {}).items():
+                if path == PREFIX or path.startswith(PREFIX + "/"):
+                    for operation in item.values():
+                        operation["security"] = [{SCHEME: []}]
+                        operation["responses"].update(
+                            {str(status): body for status, body in auth_responses().items()}
+                        )
             app.openapi_schema = doc
         return app.openapi_schema
 
     app.openapi = build  # type: ignore[method-assign]
-
-
-def _operations(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    return [op for item in doc.get("paths", {}).values() for op in item.values()]
