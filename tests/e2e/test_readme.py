@@ -59,8 +59,9 @@ CHECKS: dict[str, tuple[str, ...]] = {
     "psql postgresql://analyst:analyst@127.0.0.1:5432/shop "
     "-c 'SELECT * FROM analytics.daily_sales ORDER BY day DESC' "
     "-c 'SELECT * FROM analytics.freshness'": (
-        r"^\s+day\s+\| currency \| orders_placed \|",
+        r"^\s+day\s+\|.*\bcurrency\b.*\borders_placed\b",
         r"^\s+stream\s+\|\s+last_event_at\s+\|",
+        r"^\(\d+ rows?\)$[\s\S]*^\(\d+ rows?\)$",
     ),
 }
 
