@@ -141,11 +141,11 @@ def _print_slot(name: str, slot: lag.SlotLag | None) -> None:
         )
     else:
         state = "active" if slot.active else "INACTIVE (connector down or paused)"
-        safe = "unlimited" if slot.safe_wal_size is None else f"{slot.safe_wal_size:,} bytes"
+        safe = "unlimited" if slot.safe_wal_size is None else f"{slot.safe_wal_size} bytes"
         # One value per line: a narrow terminal wraps between values, never inside one.
         console.print(f"slot {name}: {state}, wal_status {slot.wal_status}", highlight=False)
-        console.print(f"  WAL retained:        {slot.retained_bytes:,} bytes", highlight=False)
-        console.print(f"  not yet confirmed:   {slot.bytes_behind:,} bytes", highlight=False)
+        console.print(f"  WAL retained:        {slot.retained_bytes} bytes", highlight=False)
+        console.print(f"  not yet confirmed:   {slot.bytes_behind} bytes", highlight=False)
         console.print(f"  safe_wal_size:       {safe}", highlight=False)
 
 
