@@ -24,12 +24,20 @@ _BACKSLASHES = re.compile(D.ESCAPED_BACKSLASH[0])
 _LONE_SURROGATE = re.compile(D.LONE_SURROGATE)
 _NUL = re.compile(D.NUL)
 _LONG = (-(2**63), 2**63 - 1)
-_KIND = {Json.STRING: str, Json.OBJECT: dict, Json.ARRAY: list}
-# Derived from the definition once, not per record: each object path's fields and their names,
-# and (_steps) each path as (name, is an array) steps.
+_TYPE: dict[Json, type[Any]] = {
+    Json.STRING: str,
+    Json.INTEGER: int,
+    Json.OBJECT: dict,
+    Json.ARRAY: list,
+}
+# Derived from the definition once, not per record: each object path's fields (with their
+# names, Python types and whether an integer), its names, and (_steps) each path as steps.
 _OBJECTS = [D.ROOT, *(p for p in map(D.nested, D.FIELDS) if p is not None)]
 _CHILDREN = {
-    path: (tuple((f, f.name) for f in D.children(path)), {f.name for f in D.children(path)})
+    path: (
+        tuple((f, f.name, _TYPE[f.json], f.json is Json.INTEGER) for f in D.children(path)),
+        {f.name for f in D.children(path)},
+    )
     for path in _OBJECTS
 }
 
@@ -90,9 +98,9 @@ def _document(text: str) -> dict[str, Any]:
 
 def _is(value: Any, json: Json) -> bool:
     """Whether a present value is of the JSON type (bool is no integer in JSON)."""
-    if json is Json.INTEGER:
-        return type(value) is int and _LONG[0] <= value <= _LONG[1]
-    return type(value) is _KIND[json]
+    if type(value) is not _TYPE[json]:
+        return False
+    return json is not Json.INTEGER or _LONG[0] <= value <= _LONG[1]
 
 
 def _instant_ok(text: str) -> bool:
@@ -103,19 +111,42 @@ def _instant_ok(text: str) -> bool:
     return D.EARLIEST <= moment <= D.LATEST
 
 
+# A field's rule as plain values (read once, not per record): is an array (its length is
+# checked), one_of, max_length, the compiled pattern, timestamp, minimum, maximum.
+Rule = tuple[
+    bool, tuple[str, ...], int | None, re.Pattern[str] | None, bool, int | None, int | None
+]
+_RULES: dict[str, Rule] = {
+    f.path: (
+        f.json is Json.ARRAY,
+        f.one_of,
+        f.max_length,
+        _FULL.get(f.path),
+        f.timestamp,
+        f.minimum,
+        f.maximum,
+    )
+    for f in D.FIELDS
+}
+
+
+def _broken(rule: Rule, value: Any) -> bool:
+    array, one_of, max_length, pattern, timestamp, low, high = rule
+    if array:
+        value = len(value)
+    return (
+        bool(one_of and value not in one_of)
+        or (max_length is not None and len(value) > max_length)
+        or (pattern is not None and pattern.fullmatch(value) is None)
+        or (timestamp and not _instant_ok(value))
+        or (low is not None and value < low)
+        or (high is not None and value > high)
+    )
+
+
 def _breaks(field: Field, value: Any) -> bool:
     """Whether a well-typed value breaks its field's rule."""
-    if field.json is Json.ARRAY:
-        value = len(value)
-    pattern = _FULL.get(field.path)
-    return (
-        bool(field.one_of and value not in field.one_of)
-        or (field.max_length is not None and len(value) > field.max_length)
-        or (pattern is not None and pattern.fullmatch(value) is None)
-        or (field.timestamp and not _instant_ok(value))
-        or (field.minimum is not None and value < field.minimum)
-        or (field.maximum is not None and value > field.maximum)
-    )
+    return _broken(_RULES[field.path], value)
 
 
 def _fail(field: Field, value: Any) -> InvalidEventError:
@@ -140,13 +171,14 @@ def _shape(path: str, objects: list[dict[str, Any]]) -> None:
     if not all(names.issuperset(obj) for obj in objects):
         extra = {name for obj in objects for name in obj if name not in names}
         raise InvalidEventError(D.unknown(path, min(extra)))
-    for field, name in fields:
+    for field, name, kind, integer in fields:
         values = [obj.get(name) for obj in objects]
         present = [v for v in values if v is not None]
         if field.required and len(present) < len(values):
             raise InvalidEventError(D.missing(field.path))
-        if not all(_is(v, field.json) for v in present):
-            raise InvalidEventError(D.wrong_type(field.path, field.json))
+        for v in present:
+            if type(v) is not kind or (integer and not _LONG[0] <= v <= _LONG[1]):
+                raise InvalidEventError(D.wrong_type(field.path, field.json))
         if field.json is Json.OBJECT:
             _shape(field.path, present)
         elif field.json is Json.ARRAY:
@@ -171,11 +203,14 @@ def _get(doc: dict[str, Any], path: str) -> Any:
     return _values(doc, path)[0]
 
 
+_VALUE_ORDER = tuple((f, _RULES[f.path]) for f in D.VALUE_ORDER)
+
+
 def _check_values(doc: dict[str, Any]) -> None:
     """Phase 5."""
-    for field in D.VALUE_ORDER:
+    for field, rule in _VALUE_ORDER:
         for value in _values(doc, field.path):
-            if _breaks(field, value):
+            if _broken(rule, value):
                 raise _fail(field, value)
 
 
