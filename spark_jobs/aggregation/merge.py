@@ -12,10 +12,15 @@ as a jsonb array, and its content fingerprint), t_dead (dead letters). Then:
    older than the horizon (ids that may be forgotten) are counted and traced in
    analytics.late_events; the others' ids are remembered, each with its journey (order id,
    type, Kafka position and timestamp, and this batch's (query id, batch id)) and fingerprint.
-2. Every table gets the per-key aggregate of t_new, added with INSERT ... SELECT ... GROUP BY
-   ... ON CONFLICT DO UPDATE (sums add, first/last take min/max, an order's state moves only
-   to a later event).
-3. Dead letters are inserted once per (topic, partition, offset); freshness is bumped (and
+2. t_products = the batch's items per day, SKU and currency (sql/products.sql); t_refunds =
+   the refunds the batch completes: a cancellation of a paid order is counted once, by the
+   batch after which both its OrderCancelled and an OrderPaid are counted (in the batch, or
+   before it: analytics.order_state.paid / cancelled_at), whatever order they arrive in, on the
+   cancellation's day (sql/refunds.sql).
+3. Every table gets the per-key aggregate of t_new, t_refunds or t_products, added with
+   INSERT ... SELECT ... ON CONFLICT DO UPDATE (sums add, first/last take min/max, an order's
+   status moves only to a later event, its paid / cancelled_at are kept once known).
+4. Dead letters are inserted once per (topic, partition, offset); freshness is bumped (and
    read back: the newest occurred_at applied). The caller (sink.py) writes the ledger row in
    the same transaction.
 """
@@ -43,7 +48,14 @@ KEEP_DEAD_LETTERS = (
     f"INSERT INTO analytics.dead_letters ({_DEAD}) SELECT {_DEAD} FROM {staging.DEAD_LETTERS.name}"
     " ON CONFLICT DO NOTHING"
 )
-UPSERTS = ("daily_sales", "customer_sales", "product_sales", "order_state")
+# order_state last: refunds.sql and the tables before it read each order's state before the batch.
+UPSERTS = (
+    "daily_sales",
+    "customer_sales",
+    "product_sales",
+    "daily_product_sales",
+    "order_state",
+)
 ADD_DEAD_LETTER = (
     f"INSERT INTO {staging.DEAD_LETTERS.name} ({_DEAD}) VALUES (%s, %s, %s, %s, %s, %s)"
 )
@@ -68,7 +80,15 @@ class Merged:
 
 def prepare(cur: Cursor) -> None:
     """Create the temp tables a batch is folded from (once per connection; emptied at commit)."""
-    for table in (staging.EVENTS, staging.DEAD_LETTERS, NEW, staging.REUSED, staging.COUNTED):
+    for table in (
+        staging.EVENTS,
+        staging.DEAD_LETTERS,
+        NEW,
+        staging.REUSED,
+        staging.COUNTED,
+        staging.REFUNDS,
+        staging.PRODUCTS,
+    ):
         cur.execute(table.create())
 
 
@@ -132,6 +152,8 @@ def merge(
     if events_new and before_upserts is not None:
         before_upserts(cur)
     if events_new:
+        cur.execute(sql("refunds"))
+        cur.execute(sql("products"))
         for i, table in enumerate(UPSERTS):
             cur.execute(sql(f"upsert_{table}"))
             if i == 0 and after_first_upsert is not None:

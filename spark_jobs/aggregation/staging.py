@@ -116,6 +116,31 @@ COUNTED = StagedTable(
         Staged("unknown", "boolean"),
     ),
 )
+# Inside the fold: the refunds the batch completes (sql/refunds.sql), one row per order whose
+# cancellation and payment are both counted once the batch is: the cancellation's day.
+REFUNDS = StagedTable(
+    "t_refunds",
+    (
+        Staged("order_id", "text"),
+        Staged("day", "date"),
+        Staged("currency", "text"),
+        Staged("customer_id", "text"),
+        Staged("refunded_cents", "bigint"),
+    ),
+)
+# Inside the fold: the batch's items per UTC day, SKU and currency (sql/products.sql).
+PRODUCTS = StagedTable(
+    "t_products",
+    (
+        Staged("day", "date"),
+        Staged("sku", "text"),
+        Staged("currency", "text"),
+        Staged("units_placed", "bigint"),
+        Staged("placed_cents", "bigint"),
+        Staged("units_cancelled", "bigint"),
+        Staged("cancelled_cents", "bigint"),
+    ),
+)
 # The staging area's columns after KEY: every temp table's, once, in this order.
 COLUMNS = tuple(dict.fromkeys((*EVENTS.names, *DEAD_LETTERS.names)))
 

@@ -11,7 +11,7 @@ from onceflow.schema import analytics as schema
 from stack.waiting import wait_for
 from tests.e2e.orders import place
 
-DAILY_COLUMNS = schema.DAILY_COUNTS
+DAILY_COLUMNS = (*schema.DAILY_COUNTS, "net_paid_cents")
 CUSTOMER_COLUMNS = schema.CUSTOMER_COUNTS
 PRODUCT_COLUMNS = schema.PRODUCT_COUNTS
 
@@ -30,23 +30,34 @@ def daily_sales(conn: Conn) -> Counter[tuple[str, str, str]]:
 
 
 def _rows(
-    conn: Conn, table: str, key: str, columns: tuple[str, ...], keys: list[str]
-) -> dict[str, Counter[str]]:
+    conn: Conn, table: str, key: tuple[str, ...], columns: tuple[str, ...], of: str, ids: list[str]
+) -> dict[tuple[str, ...], Counter[str]]:
+    """The rows of analytics.`table` whose column `of` is one of `ids`, by their key (each key
+    column as text), with their non-zero columns."""
     rows = conn.execute(
-        f"SELECT {key}, {', '.join(columns)} FROM analytics.{table} WHERE {key} = ANY(%s)", (keys,)
+        f"SELECT {', '.join(f'{k}::text' for k in key)}, {', '.join(columns)}"
+        f" FROM analytics.{table} WHERE {of} = ANY(%s)",
+        (ids,),
     )
+    n = len(key)
     return {
-        k: Counter({c: int(v) for c, v in zip(columns, values, strict=True) if v})
-        for k, *values in rows
+        tuple(r[:n]): Counter({c: int(v) for c, v in zip(columns, r[n:], strict=True) if v})
+        for r in rows
     }
 
 
-def customer_sales(conn: Conn, customers: list[str]) -> dict[str, Counter[str]]:
-    return _rows(conn, "customer_sales", "customer_id", CUSTOMER_COLUMNS, customers)
+def customer_sales(conn: Conn, customers: list[str]) -> dict[tuple[str, ...], Counter[str]]:
+    key = ("customer_id", "currency")
+    return _rows(conn, "customer_sales", key, CUSTOMER_COLUMNS, "customer_id", customers)
 
 
-def product_sales(conn: Conn, skus: list[str]) -> dict[str, Counter[str]]:
-    return _rows(conn, "product_sales", "sku", PRODUCT_COLUMNS, skus)
+def product_sales(conn: Conn, skus: list[str]) -> dict[tuple[str, ...], Counter[str]]:
+    return _rows(conn, "product_sales", ("sku", "currency"), PRODUCT_COLUMNS, "sku", skus)
+
+
+def daily_product_sales(conn: Conn, skus: list[str]) -> dict[tuple[str, ...], Counter[str]]:
+    key = ("day", "sku", "currency")
+    return _rows(conn, "daily_product_sales", key, PRODUCT_COLUMNS, "sku", skus)
 
 
 def barrier(api: httpx.Client, conn: Conn, *, timeout: float = 120) -> None:

@@ -77,13 +77,18 @@ def _analytics_problems(
         problems = [
             *_diff(
                 "customer_sales",
-                analytics.customer_sales(conn, list(expected.customers)),
+                analytics.customer_sales(conn, expected.customer_ids),
                 expected.customers,
             ),
             *_diff(
                 "product_sales",
-                analytics.product_sales(conn, list(expected.products)),
+                analytics.product_sales(conn, expected.skus),
                 expected.products,
+            ),
+            *_diff(
+                "daily_product_sales",
+                analytics.daily_product_sales(conn, expected.skus),
+                expected.daily_products,
             ),
             *_diff("order_state", ledger.order_states(conn, ids), expected.status),
             *_diff("order_status_counts vs order_state", now.status_view, now.status_of_states),
@@ -100,15 +105,19 @@ def _analytics_problems(
     if missing:
         return [*problems, f"{len(missing)} counted records not read from the topic yet"]
     daily: Counter[tuple[str, str, str]] = Counter()
+    paid = _paid_orders(records)
     for position in positions:
-        daily += _daily_gain(records[position])
+        daily.update(_daily_gain(records[position], paid))  # + would drop negatives
     mine = Counter(e for e in event_ids)
     problems += _diff(
         "test events counted since the baseline",
         Counter(c.event_id for c in counted if c.event_id in mine),
         mine,
     )
-    problems += _diff("daily_sales gained", _gained(now.daily, before.snapshot.daily), daily)
+    expected_daily = Counter({k: v for k, v in daily.items() if v})
+    problems += _diff(
+        "daily_sales gained", _gained(now.daily, before.snapshot.daily), expected_daily
+    )
     problems += _diff(
         "freshness.events_applied gained",
         now.events_applied - before.snapshot.events_applied,
@@ -117,11 +126,25 @@ def _analytics_problems(
     return problems
 
 
-def _daily_gain(record: Record) -> Counter[tuple[str, str, str]]:
+def _paid_orders(records: dict[ledger.Position, Record]) -> set[str]:
+    """The orders with an OrderPaid on the topic (by the connector's eventType header)."""
+    return {
+        r.key.decode()
+        for r in records.values()
+        if r.key is not None and ("eventType", b"OrderPaid") in r.headers
+    }
+
+
+def _daily_gain(record: Record, paid: set[str]) -> Counter[tuple[str, str, str]]:
+    """What the counted `record` adds to daily_sales; a cancellation of an order of `paid` is
+    a refund."""
     value = json.loads(record.value or b"{}")
     order = value["order"]
     day = day_of(value["occurred_at"])
-    return daily_gain(value["event_type"], day, order["currency"], order["total_cents"])
+    refund = value["event_type"] == "OrderCancelled" and order["id"] in paid
+    return daily_gain(
+        value["event_type"], day, order["currency"], order["total_cents"], refund=refund
+    )
 
 
 def _test_event_ids(records: dict[ledger.Position, Record], order_ids: set[str]) -> list[str]:
@@ -153,7 +176,7 @@ def assert_exactly_once(
         settings.kafka_bootstrap,
         get_notification_settings().notify_topic,
         events,
-        list(expected.customers),
+        expected.customer_ids,
         timeout,
     )
 

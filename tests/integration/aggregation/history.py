@@ -149,60 +149,68 @@ def interleave(events: Sequence[Event], seed: int = 1) -> list[Event]:
 
 
 def expected_tables(events: Iterable[Event]) -> dict[str, Any]:
-    """Every analytics table, computed independently, from distinct valid events."""
-    seen: set[str] = set()
-    daily: dict[tuple[date, str], Counter[str]] = defaultdict(Counter)
-    customer: dict[str, dict[str, Any]] = {}
-    product: dict[str, Counter[str]] = defaultdict(Counter)
-    latest: dict[str, tuple[datetime, int, str]] = {}
-    count = 0
-    last_event_at: datetime | None = None
+    """Every analytics table, computed independently, from distinct valid events: every money
+    table per currency; a refund is a cancellation of an order that has a counted OrderPaid."""
+    distinct: dict[str, Event] = {}
     for e in events:
-        if e.event_id in seen:
-            continue
-        seen.add(e.event_id)
-        count += 1
-        last_event_at = (
-            e.occurred_at if last_event_at is None else max(last_event_at, e.occurred_at)
-        )
+        distinct.setdefault(e.event_id, e)
+    paid = {e.order["id"] for e in distinct.values() if e.event_type == "OrderPaid"}
+    daily: dict[tuple[date, str], Counter[str]] = defaultdict(Counter)
+    customer: dict[tuple[str, str], dict[str, Any]] = {}
+    product: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    daily_product: dict[tuple[date, str, str], Counter[str]] = defaultdict(Counter)
+    latest: dict[str, tuple[datetime, int, str]] = {}
+    for e in distinct.values():
         o = e.order
+        currency, total = o["currency"], o["total_cents"]
         kind = STATUS[e.event_type].lower()
-        d = daily[(e.occurred_at.astimezone(UTC).date(), o["currency"])]
+        day = e.occurred_at.astimezone(UTC).date()
+        d = daily[(day, currency)]
         d[f"orders_{kind}"] += 1
+        d[f"{kind}_cents"] += total
         c = customer.setdefault(
-            o["customer_id"],
+            (o["customer_id"], currency),
             {
                 "orders_placed": 0,
                 "placed_cents": 0,
                 "paid_cents": 0,
                 "cancelled_cents": 0,
+                "refunded_cents": 0,
                 "first_order_at": None,
                 "last_order_at": None,
             },
         )
         if kind in ("placed", "paid", "cancelled"):
-            d[f"{kind}_cents"] += o["total_cents"]
-            c[f"{kind}_cents"] += o["total_cents"]
+            c[f"{kind}_cents"] += total
+        if kind == "cancelled" and o["id"] in paid:
+            d["refunded_cents"] += total
+            c["refunded_cents"] += total
         if kind == "placed":
             c["orders_placed"] += 1
             c["first_order_at"] = min(filter(None, (c["first_order_at"], e.occurred_at)))
             c["last_order_at"] = max(filter(None, (c["last_order_at"], e.occurred_at)))
         if kind in ("placed", "cancelled"):
             for item in o["items"]:
-                p = product[item["sku"]]
-                p[f"units_{kind}"] += item["quantity"]
-                p[f"{kind}_cents"] += item["quantity"] * item["unit_price_cents"]
+                for p in (
+                    product[(item["sku"], currency)],
+                    daily_product[(day, item["sku"], currency)],
+                ):
+                    p[f"units_{kind}"] += item["quantity"]
+                    p[f"{kind}_cents"] += item["quantity"] * item["unit_price_cents"]
         key = (e.occurred_at, RANK[o["status"]], o["status"])
         if o["id"] not in latest or key > latest[o["id"]]:
             latest[o["id"]] = key
+    for d in daily.values():
+        d["net_paid_cents"] = d["paid_cents"] - d["refunded_cents"]
     status_counts = Counter(v[2] for v in latest.values())
     return {
         "daily_sales": {k: dict(v) for k, v in daily.items()},
         "customer_sales": customer,
         "product_sales": {k: dict(v) for k, v in product.items()},
+        "daily_product_sales": {k: dict(v) for k, v in daily_product.items()},
         "order_status_counts": {s: status_counts.get(s, 0) for s in RANK},
-        "events": count,
-        "last_event_at": last_event_at,
+        "events": len(distinct),
+        "last_event_at": max((e.occurred_at for e in distinct.values()), default=None),
     }
 
 

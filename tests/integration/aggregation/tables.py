@@ -6,9 +6,22 @@ from typing import Any, Protocol
 from onceflow.schema import analytics
 from tests.integration.aggregation.history import Event, expected_tables
 
-DAILY = analytics.DAILY_COUNTS
+DAILY = (*analytics.DAILY_COUNTS, "net_paid_cents")
 CUSTOMER = (*analytics.CUSTOMER_COUNTS, "first_order_at", "last_order_at")
 PRODUCT = analytics.PRODUCT_COUNTS
+# Each money table's key columns (contract section 5: every one keyed by currency).
+KEYS = {
+    "daily_sales": ("day", "currency"),
+    "customer_sales": ("customer_id", "currency"),
+    "product_sales": ("sku", "currency"),
+    "daily_product_sales": ("day", "sku", "currency"),
+}
+COLUMNS = {
+    "daily_sales": DAILY,
+    "customer_sales": CUSTOMER,
+    "product_sales": PRODUCT,
+    "daily_product_sales": PRODUCT,
+}
 
 
 class Queried(Protocol):
@@ -26,19 +39,14 @@ def db_tables(p: Queried, database: str | None = None) -> dict[str, Any]:
     fresh = q(
         "SELECT coalesce(sum(events_applied), 0), max(last_event_at) FROM analytics.freshness"
     )
+
+    def table(name: str) -> dict[tuple[Any, ...], dict[str, Any]]:
+        key, columns = KEYS[name], COLUMNS[name]
+        rows = q(f"SELECT {', '.join((*key, *columns))} FROM analytics.{name}")
+        return {r[: len(key)]: dict(zip(columns, r[len(key) :], strict=True)) for r in rows}
+
     return {
-        "daily_sales": {
-            (r[0], r[1]): dict(zip(DAILY, r[2:], strict=True))
-            for r in q(f"SELECT day, currency, {', '.join(DAILY)} FROM analytics.daily_sales")
-        },
-        "customer_sales": {
-            r[0]: dict(zip(CUSTOMER, r[1:], strict=True))
-            for r in q(f"SELECT customer_id, {', '.join(CUSTOMER)} FROM analytics.customer_sales")
-        },
-        "product_sales": {
-            r[0]: dict(zip(PRODUCT, r[1:], strict=True))
-            for r in q(f"SELECT sku, {', '.join(PRODUCT)} FROM analytics.product_sales")
-        },
+        **{name: table(name) for name in KEYS},
         "order_status_counts": dict(q("SELECT status, orders FROM analytics.order_status_counts")),
         "events": fresh[0][0],
         "last_event_at": fresh[0][1],
@@ -48,10 +56,8 @@ def db_tables(p: Queried, database: str | None = None) -> dict[str, Any]:
 def oracle(events: Sequence[Event]) -> dict[str, Any]:
     """expected_tables with every column present (zeros where nothing was counted)."""
     e = expected_tables(events)
-    e["daily_sales"] = {k: {c: v.get(c, 0) for c in DAILY} for k, v in e["daily_sales"].items()}
-    e["product_sales"] = {
-        k: {c: v.get(c, 0) for c in PRODUCT} for k, v in e["product_sales"].items()
-    }
+    for name in ("daily_sales", "product_sales", "daily_product_sales"):
+        e[name] = {k: {c: v.get(c, 0) for c in COLUMNS[name]} for k, v in e[name].items()}
     return e
 
 
