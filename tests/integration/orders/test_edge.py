@@ -4,6 +4,7 @@ loopback port) and the real Postgres: what an unauthenticated peer can cost is b
 - a 32 MiB header (or too many header fields) → 431 problem+json, the connection closed;
 - a request that does not arrive whole within the read timeout is cut: 408 while its head is
   incomplete (also a connection that sends nothing), the connection closed mid-body;
+- over the concurrency limit (connections + requests per worker) → 503 problem+json;
 - the key is checked before the body is read: no key and a broken or huge body → 401;
 - 1,000 unknown keys cost at most 50 database transactions (pg_stat_database of a database
   only that API uses), the rest answered 429 with Retry-After;
@@ -147,6 +148,36 @@ def test_a_body_that_stops_coming_is_cut_within_the_timeout(api: Api, caller: Is
     answer, elapsed = exchange(api, request)
     assert answer == b""  # the app was reading the body: the connection is closed, no answer
     assert READ_TIMEOUT_S * 0.9 <= elapsed < READ_TIMEOUT_S + 2
+
+
+def test_over_the_concurrency_limit_the_answer_is_503_problem() -> None:
+    # One worker that allows 3 connections + requests; two idle connections hold 2 of them.
+    limited = start_api(api_workers="1", api_max_concurrency="3", api_request_read_timeout_s="30")
+    idle = [socket.create_connection(("127.0.0.1", limited.port)) for _ in range(2)]
+    healthz = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    try:
+        answers: list[bytes] = []
+
+        def refused() -> bool:
+            answers.append(exchange(limited, healthz)[0])
+            return answers[-1].startswith(b"HTTP/1.1 503")
+
+        wait_for(refused, what="503 with two idle connections", timeout=10, interval=0.1)
+        status, problem, head = status_and_problem(answers[-1])
+        assert (status, problem["type"]) == (503, "urn:onceflow:problem:overloaded")
+        assert b"retry-after: 1" in head
+        for sock in idle:
+            sock.close()
+        wait_for(
+            lambda: exchange(limited, healthz)[0].startswith(b"HTTP/1.1 200"),
+            what="200 once the idle connections are gone",
+            timeout=10,
+            interval=0.1,
+        )
+    finally:
+        for sock in idle:
+            sock.close()
+        stop(limited)
 
 
 @pytest.mark.parametrize(
