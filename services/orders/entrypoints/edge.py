@@ -107,7 +107,7 @@ class EdgeProtocol(HttpToolsProtocol):
             self.read_timeout,
             extra={"peer": self.client[0] if self.client else None},
         )
-        if self.head_open:  # no response is under way: say why
+        if self.head_open:  # no response of this request is under way: say why
             detail = f"the request did not arrive within {self.read_timeout:g} s"
             self._answer(RefusalError(408, "request-timeout", detail))
         else:
@@ -155,10 +155,14 @@ class EdgeProtocol(HttpToolsProtocol):
             super().send_400_response(msg)
 
     def _answer(self, refusal: RefusalError) -> None:
-        """Write the problem and close the connection (what follows is not read)."""
+        """Write the problem and close the connection (what follows is not read). Behind a
+        response still under way (pipelining) it only closes: the answers would interleave."""
         self.refusal = None
         if refusal.status != 408:
             metrics.EDGE_REFUSALS.labels(refusal.slug).inc()
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.transport.close()
+            return
         rid = uuid.uuid4().hex
         body = orjson.dumps(
             {

@@ -1,5 +1,5 @@
-"""The API edge on a real API process (`python -m services.orders`, two workers, its own
-loopback port) and the real Postgres: what an unauthenticated peer can cost is bounded.
+"""The API edge on a real API process (`python -m services.orders`, its own loopback port) and
+the real Postgres: what an unauthenticated peer can cost is bounded.
 
 - a 32 MiB header (or too many header fields) → 431 problem+json, the connection closed;
 - a request that does not arrive whole within the read timeout is cut: 408 while its head is
@@ -52,7 +52,8 @@ class Api:
 
 
 def start_api(database: str | None = None, **settings: str) -> Api:
-    """`python -m services.orders` with two workers on a free loopback port."""
+    """`python -m services.orders` (two workers unless `api_workers` says) on a free loopback
+    port; `settings` are ApiSettings fields."""
     port = free_port()
     env = {
         **os.environ,
@@ -84,7 +85,7 @@ def stop(api: Api) -> None:
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[Api]:
-    started = start_api()
+    started = start_api(api_workers="1")  # one process starts faster; the limits are per worker
     try:
         yield started
     finally:
