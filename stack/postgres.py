@@ -164,6 +164,14 @@ def ensure_roles_and_database(settings: Settings) -> None:
                 sql.Identifier(settings.pg_database)
             )
         )
+        # Analysts query the reporting tables unqualified (SELECT * FROM daily_sales). A role
+        # setting is not inherited from a group, and the schema owner may not alter roles, so it
+        # is set here, on the login role, in this database (docs/analytics.md).
+        conn.execute(
+            sql.SQL("ALTER ROLE {} IN DATABASE {} SET search_path = analytics").format(
+                sql.Identifier(settings.analyst_db_user), sql.Identifier(settings.pg_database)
+            )
+        )
         users = [sql.Identifier(getattr(settings, f"{role}_db_user")) for role in ROLES]
         conn.execute(
             sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(

@@ -12,8 +12,8 @@ says what history the recompute cannot reach. order_state gains `paid` and `canc
 which the job counts each refund once (spark_jobs/aggregation/sql/refunds.sql).
 
 The migration takes the writers' lock (analytics.lock_writers) and rewrites the tables: stop the
-aggregation job first and start the new version after (docs/operations.md, "Upgrading to
-v1.2"); a job of the previous version fails its fold against the new tables (nothing is
+aggregation job first and start the new version after (docs/analytics.md, "Recomputing the
+tables"); a job of the previous version fails its fold against the new tables (nothing is
 written), and Spark re-runs the batch once the new version runs. The downgrade adds the
 currencies back together (v1.1's tables) and drops what v1.2 added.
 

@@ -1,6 +1,7 @@
 """docs/analytics.md, the analysts' guide, holds: it describes exactly the reporting relations
-(onceflow.schema.analytics.REPORTING), and every example query runs as the analyst role on the
-stack's database."""
+(onceflow.schema.analytics.REPORTING), every example query runs as the analyst role on the
+stack's database, and the analyst reads every reporting relation unqualified (its search_path,
+set by provisioning)."""
 
 import re
 
@@ -38,3 +39,12 @@ def test_every_example_query_runs_as_the_analyst() -> None:
         for query in queries:
             cur = conn.execute(query)  # a failing query raises, with its text in the error
             assert cur.description is not None, query
+
+
+def test_the_analyst_queries_the_reporting_relations_unqualified() -> None:
+    with psycopg.connect(get_settings().dsn("analyst"), autocommit=True) as conn:
+        assert conn.execute("SHOW search_path").fetchone() == ("analytics",)
+        for relation in analytics.REPORTING:
+            name = relation.removeprefix("analytics.")
+            cur = conn.execute(f"SELECT * FROM {name} LIMIT 1")
+            assert cur.description is not None, name
