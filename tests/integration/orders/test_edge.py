@@ -8,7 +8,8 @@ the real Postgres: what an unauthenticated peer can cost is bounded.
 - the key is checked before the body is read: no key and a broken or huge body → 401;
 - 1,000 unknown keys cost at most 50 database transactions (pg_stat_database of a database
   only that API uses), the rest answered 429 with Retry-After;
-- an expired key → 401; a rotation with --overlap keeps both keys working until it ends.
+- an expired key → 401; a rotation with --overlap keeps both keys working until it ends;
+- migration 0016 (the expiry column) goes down and up again.
 """
 
 import contextlib
@@ -36,7 +37,7 @@ from services.orders.domain.api_keys import new_key
 from stack import postgres
 from stack.waiting import free_port, wait_for
 from tests.integration.clients import bearer, new_client
-from tests.integration.databases import create_database, drop_database
+from tests.integration.databases import alembic, create_database, drop_database
 from tests.integration.orders.conftest import ORDER, key
 
 pytestmark = pytest.mark.integration
@@ -328,3 +329,23 @@ def test_a_new_key_works_at_once(api: Api, settings: Settings) -> None:
     """The unknown-key cache cannot hold a key issued later: it works on its first request."""
     issued = new_client(settings, name="fresh")
     assert httpx.get(f"{api.url}/orders", headers=bearer(issued)).status_code == 200
+
+
+def expiry_column(database: str) -> bool:
+    settings = get_settings().model_copy(update={"pg_database": database})
+    with psycopg.connect(settings.dsn("owner")) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'orders' "
+            "AND table_name = 'api_keys' AND column_name = 'expires_at'"
+        ).fetchone()
+    return row is not None and row[0] == 1
+
+
+def test_migration_0016_goes_down_and_up_again(scratch: str) -> None:
+    assert expiry_column(scratch)
+    down = alembic(scratch, "downgrade", "0015_money_per_currency")
+    assert down.returncode == 0, down.stderr
+    assert not expiry_column(scratch)
+    up = alembic(scratch, "upgrade", "head")
+    assert up.returncode == 0, up.stderr
+    assert expiry_column(scratch)
