@@ -13,6 +13,13 @@ from markdown_it.token import Token
 from onceflow.paths import ROOT
 
 DOCS = ROOT / "docs"
+# A served doc runs no script and loads nothing but its own inline style (and images of this
+# origin): whatever a Markdown file holds, the page cannot act on the dashboard's API.
+HEADERS = {
+    "Cache-Control": "no-cache",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+}
 NAME = re.compile(r"\A[a-z0-9][a-z0-9_-]*\.md\Z")
 STYLE = """
 body { font: 15px/1.55 system-ui, sans-serif; max-width: 920px; margin: 24px auto;
@@ -48,8 +55,9 @@ def _html(title: str, body: str) -> str:
 
 
 def page(path: Path) -> str:
-    """One Markdown file as a whole HTML page."""
-    md = MarkdownIt("commonmark").enable("table")
+    """One Markdown file as a whole HTML page. Raw HTML in the Markdown is shown as text, not
+    passed through (CommonMark's default): the page carries no script or markup of its own."""
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
     tokens = md.parse(path.read_text())
     _with_anchors(tokens)
     return _html(f"Onceflow · docs/{path.name}", md.renderer.render(tokens, md.options, {}))
@@ -67,4 +75,5 @@ def find(name: str) -> Path | None:
     if not NAME.match(name):
         return None
     path = DOCS / name
-    return path if path.is_file() else None
+    # A link in docs/ that leads out of it is not served either.
+    return path if path.is_file() and path.resolve().parent == DOCS.resolve() else None

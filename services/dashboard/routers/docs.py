@@ -4,17 +4,16 @@ import anyio
 from fastapi import APIRouter
 from starlette.responses import HTMLResponse, Response
 
-from services.dashboard.docs import find, index, page
+from services.dashboard.docs import HEADERS, find, index, page
 from services.orders.entrypoints.problems import problem_response
 
 router = APIRouter()
-NO_CACHE = {"Cache-Control": "no-cache"}
 
 
 @router.get("/docs", include_in_schema=False)
 async def docs() -> Response:
     """The list of docs/*.md (FastAPI's own /docs, Swagger UI from a CDN, is off)."""
-    return HTMLResponse(await anyio.to_thread.run_sync(index), headers=NO_CACHE)
+    return HTMLResponse(await anyio.to_thread.run_sync(index), headers=HEADERS)
 
 
 @router.get("/docs/{name}", include_in_schema=False)
@@ -24,4 +23,4 @@ async def doc(name: str) -> Response:
     if path is None:
         return problem_response(404, None, f"no document docs/{name[:80]}")
     html = await anyio.to_thread.run_sync(page, path)
-    return HTMLResponse(html, headers=NO_CACHE)
+    return HTMLResponse(html, headers=HEADERS)

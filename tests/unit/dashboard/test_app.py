@@ -177,6 +177,10 @@ def test_every_runbook_an_alert_links_opens_on_its_own_section() -> None:
             assert client.get(path).status_code == 404, path
     assert html.status_code == 200
     assert html.headers["content-type"].startswith("text/html")
+    # Whatever a doc holds, its page runs no script (services/dashboard/docs.py HEADERS).
+    assert html.headers["content-security-policy"].startswith("default-src 'none';")
+    assert "script-src" not in html.headers["content-security-policy"]
+    assert html.headers["x-content-type-options"] == "nosniff"
     for rule in alert_rules():
         page_path, anchor = rule["annotations"]["runbook"].split("#")
         assert page_path == "docs/operations.md"
