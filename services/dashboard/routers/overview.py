@@ -9,14 +9,15 @@ import anyio
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from services.dashboard.overviews import Shared
+from services.dashboard.overviews import WAIT_S, Shared
 from services.dashboard.tiles import tiles
+from services.ops.journey import iso
 from services.orders.entrypoints.problems import problem_response
 
 router = APIRouter(prefix="/api", tags=["overview"])
 log = logging.getLogger("onceflow.dashboard")
 # Every reader of the overview has its own deadline (5 s at most); past this, say so.
-TIMEOUT_S = 20.0
+TIMEOUT_S = WAIT_S
 
 
 @router.get("/overview", response_model=None)
@@ -35,7 +36,7 @@ async def overview(request: Request) -> dict[str, Any] | Response:
         return problem_response(503, "overview-unavailable", detail[:500])
     shown = tiles(hops)
     return {
-        "read_at": datetime.fromtimestamp(read_at, UTC).isoformat().replace("+00:00", "Z"),
+        "read_at": iso(datetime.fromtimestamp(read_at, UTC)),
         "healthy": all(t["calm"] for t in shown),
         "tiles": shown,
         "hops": hops,
