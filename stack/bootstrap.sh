@@ -32,8 +32,10 @@ fi
 
 # Prometheus and its PostgreSQL exporter run as stack components (docs/observability.md);
 # Chromium renders the dashboard headless (screenshots in tests and reports); npm installs the
-# dashboard's chart library.
+# dashboard's chart library; curl is what the README's and the runbooks' commands use
+# (tests/e2e/test_readme.py and test_runbooks.py run them as pasted).
 missing=()
+command -v curl >/dev/null || missing+=(curl)
 command -v prometheus >/dev/null || missing+=(prometheus)
 command -v promtool >/dev/null || missing+=(prometheus)
 command -v prometheus-postgres-exporter >/dev/null || missing+=(prometheus-postgres-exporter)
