@@ -8,7 +8,6 @@ every chart has points, and writes a full-page PNG: docs/dashboard.png by defaul
 """
 
 import argparse
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from playwright.sync_api import sync_playwright
 from onceflow import paths
 from onceflow.settings import get_observability_settings, get_settings
 from services.dashboard.panels import PANELS
+from stack.waiting import wait_for
 
 CHROMIUM = "/usr/bin/chromium"
 VIEWPORT = {"width": 1600, "height": 1000}
@@ -53,13 +53,11 @@ def _complete(journey: dict[str, Any]) -> bool:
 
 
 def _wait_journey(dashboard: str, order_id: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
+    def arrived() -> bool:
         answer = httpx.get(f"{dashboard}/api/journey/{order_id}", timeout=20)
-        if answer.status_code == 200 and _complete(answer.json()):
-            return
-        time.sleep(2)
-    raise SystemExit(f"order {order_id} did not reach every hop within {WAIT_S} s")
+        return answer.status_code == 200 and _complete(answer.json())
+
+    wait_for(arrived, what=f"order {order_id}'s journey at every hop", timeout=WAIT_S, interval=2)
 
 
 def take(dashboard: str, out: Path) -> None:
