@@ -259,7 +259,9 @@ def test_a_paused_connector_reads_paused_in_the_overview_and_the_dashboard(
         assert link == "/docs/operations.md#connectorpausedtoolong"
         assert httpx.get(dashboard_url + link, timeout=10).status_code == 200
         _screenshot(page, "dashboard-paused.png")
-    finally:
+    finally:  # the next test finds the connector running, also when this one failed
         connect_api.resume(settings=settings)
-    wait_for(lambda: _connector_state(settings) == "RUNNING", what="connector resumed", timeout=60)
+        wait_for(
+            lambda: _connector_state(settings) == "RUNNING", what="connector resumed", timeout=60
+        )
     page.wait_for_selector(f"{tile}[data-state=up]", timeout=30_000)
