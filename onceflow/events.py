@@ -5,6 +5,10 @@ phases in order, its FIELDS table (JSON types, rules, reasons) and its RELATIONS
 parser (spark_jobs/aggregation/parse.py) derives its column expressions from the same
 declarations, so both readers give every record the same reason; the shared corpus
 (tests/oracle/bad_records.py) runs through both to hold them to it.
+
+`parse` first tries the fast path compiled from the same definition (event_reader_fast): it
+accepts a valid record at a fifth of the cost and leaves every other record to the phases
+below (`exact`), which decide it and give the reason.
 """
 
 import functools
@@ -267,19 +271,20 @@ def exact(
 fast = compile_reader(_FULL, _instant_ok, _LONG)
 
 
-def parse(
+def read(
     key: bytes | None,
     value: bytes | None,
     headers: list[tuple[str, bytes | None]] | None,
     max_bytes: int = C.MAX_EVENT_BYTES,
-) -> OrderEvent:
-    """The v1 event in this record, or InvalidEventError with the first check it fails. A
-    valid record takes the fast path; any other is decided by the exact one."""
+) -> tuple[OrderEvent, dict[str, Any]]:
+    """The v1 event in this record and its decoded document, or InvalidEventError with the
+    first check it fails. A valid record takes the fast path; any other is decided by the
+    exact one."""
     doc = fast(key, value, headers, max_bytes)
     if doc is None:
         doc = exact(key, value, headers, max_bytes)
     order = doc["order"]
-    return OrderEvent(
+    event = OrderEvent(
         event_id=doc["event_id"].lower(),
         event_type=doc["event_type"],
         occurred_at=doc["occurred_at"],
@@ -288,3 +293,14 @@ def parse(
         currency=order["currency"],
         total_cents=order["total_cents"],
     )
+    return event, doc
+
+
+def parse(
+    key: bytes | None,
+    value: bytes | None,
+    headers: list[tuple[str, bytes | None]] | None,
+    max_bytes: int = C.MAX_EVENT_BYTES,
+) -> OrderEvent:
+    """The v1 event in this record, or InvalidEventError with the first check it fails."""
+    return read(key, value, headers, max_bytes)[0]

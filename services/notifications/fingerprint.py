@@ -49,6 +49,11 @@ def canonical(value: Any, path: str = D.ROOT) -> Any:
     return out
 
 
+def of_document(doc: dict[str, Any]) -> bytes:
+    """The fingerprint of a valid v1 event, decoded."""
+    return hashlib.sha256(orjson.dumps(canonical(doc))).digest()[:SIZE]
+
+
 def fingerprint(value: bytes) -> bytes:
     """The fingerprint of a valid v1 event's record value."""
-    return hashlib.sha256(orjson.dumps(canonical(orjson.loads(value)))).digest()[:SIZE]
+    return of_document(orjson.loads(value))

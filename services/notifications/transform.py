@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import orjson
 
 from onceflow import contract as C  # noqa: N812
-from onceflow.events import InvalidEventError, OrderEvent, parse
-from services.notifications.fingerprint import fingerprint
+from onceflow.events import InvalidEventError, OrderEvent, read
+from services.notifications.fingerprint import of_document
 
 NAMESPACE = uuid.UUID(C.NOTIFICATION_NAMESPACE)
 # Display only: minor units per major unit (ISO 4217 exponent); the contract's default
@@ -20,6 +20,8 @@ _SENTENCE = {
     C.EventType.SHIPPED: "Your order {order} ({total}) has shipped.",
     C.EventType.CANCELLED: "Your order {order} ({total}) was cancelled.",
 }
+# Per event type as the event writes it: the notification's kind and sentence.
+_BY_TYPE = {kind.value: (C.NOTIFICATION_KIND[kind], _SENTENCE[kind]) for kind in C.EventType}
 Headers = list[tuple[str, str | bytes | None]]
 
 
@@ -73,7 +75,7 @@ def notification_id(event_id: str) -> str:
 
 def notify(event: OrderEvent, content: str) -> Notification:
     """The notification of a valid event (contract section 4b)."""
-    kind = C.EventType(event.event_type)
+    kind, sentence = _BY_TYPE[event.event_type]
     nid = notification_id(event.event_id)
     total = amount(event.total_cents, event.currency)
     doc = {
@@ -81,8 +83,8 @@ def notify(event: OrderEvent, content: str) -> Notification:
         "event_id": event.event_id,
         "order_id": event.order_id,
         "customer_id": event.customer_id,
-        "kind": C.NOTIFICATION_KIND[kind],
-        "message": _SENTENCE[kind].format(order=event.order_id, total=total),
+        "kind": kind,
+        "message": sentence.format(order=event.order_id, total=total),
         "occurred_at": event.occurred_at,
     }
     headers: Headers = [("id", nid.encode()), ("eventId", event.event_id.encode())]
@@ -102,8 +104,7 @@ def dead_letter(record: Record, reason: str) -> DeadLetter:
 def route(record: Record, max_bytes: int) -> Notification | DeadLetter:
     """The record's notification, or its dead letter when it is not a valid v1 event."""
     try:
-        event = parse(record.key, record.value, record.headers, max_bytes)
+        event, doc = read(record.key, record.value, record.headers, max_bytes)
     except InvalidEventError as error:
         return dead_letter(record, str(error))
-    assert record.value is not None  # parse refuses a missing value
-    return notify(event, fingerprint(record.value).hex())
+    return notify(event, of_document(doc).hex())
