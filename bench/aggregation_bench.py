@@ -48,16 +48,14 @@ def _events(n: int) -> list[Event]:
     )
 
 
-def _tree_cpu_until_exit(pid: int, poll: Callable[[], int | None]) -> tuple[float, float]:
-    """The CPU seconds of `pid` and its descendants (the Spark JVM), and of `pid` alone (the
-    Python driver), read until it exits: on a shared machine a CPU count moves far less with
-    the neighbours' load than a wall time."""
-    used = driver = 0.0
+def _tree_cpu_until_exit(pid: int, poll: Callable[[], int | None]) -> float:
+    """The CPU seconds of `pid` and its descendants (the Spark JVM), read until it exits: on a
+    shared machine a CPU count moves far less with the neighbours' load than a wall time."""
+    used = 0.0
     while poll() is None:
         used = max(used, cpu_seconds(process_tree(pid)))
-        driver = max(driver, cpu_seconds([pid]))
         time.sleep(0.2)
-    return used, driver
+    return used
 
 
 @app.command()
@@ -72,7 +70,7 @@ def backfill(events: int = 1_000_000) -> None:
             print(f"produced {n} events in {time.monotonic() - t0:.0f}s")
             t0 = time.monotonic()
             job = p.start("--backfill")
-            cpu, driver = _tree_cpu_until_exit(job.proc.pid, job.proc.poll)
+            cpu = _tree_cpu_until_exit(job.proc.pid, job.proc.poll)
             code = job.wait(timeout=3600)
             wall = time.monotonic() - t0
             out = job.output()
@@ -85,7 +83,6 @@ def backfill(events: int = 1_000_000) -> None:
                 f"backfill: {n} events, wall {wall:.1f}s (JVM start included) = "
                 f"{n / wall:,.0f} events/s; job's own rate at the end: {own} records/s; "
                 f"job CPU {cpu:.1f} s (driver and JVM, by the kernel) = {n / cpu:,.0f} events/CPU-s"
-                f" (Python driver {driver:.1f} s)"
             )
             for line in out.splitlines():
                 if "onceflow.aggregation]" in line and "batch" in line:

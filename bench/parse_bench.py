@@ -3,11 +3,10 @@ the JVM (the kernel's count: steadier than wall time on a shared machine).
 
 `python -m bench.parse_bench --records 200000 --rounds 5` builds N valid records (the backfill
 bench's history), caches them as raw Kafka rows in a local SparkSession with the job's jars, and
-evaluates the job's staging rows (`render.first_pass`: the records are all in a canonical form,
-so there is no second pass) into Spark's no-op sink, round after round, printing one JSON line:
-the JVM's CPU seconds and the wall time per round for the staged rows (`staged`), the parse
-alone (`parse`: classify, the annotated event columns and the error) and a plain scan of the
-cached rows (`scan`), with their medians.
+evaluates the job's staging rows (`render.staged_rows`) into Spark's no-op sink, round after
+round, printing one JSON line: the JVM's CPU seconds and the wall time per round for the staged
+rows (`staged`), the parse alone (`parse`: classify, the annotated event columns and the error)
+and a plain scan of the cached rows (`scan`), with their medians.
 
 Run from another checkout (cwd = its root, this file copied into its bench/) to measure another
 version of the parser in the same conditions; alternate the checkouts run by run (A B A B).
@@ -85,11 +84,7 @@ def main(records: int = 200_000, rounds: int = 5, form: str = "dumps", partition
     pid = _jvm_pid(spark)
     raw = spark.createDataFrame(_rows(records, form), RAW).repartition(partitions).cache()
     raw.count()
-    # The job's path (render.first_pass, parse.classify_canonical); a checkout from before the
-    # two passes has only the one (render.staged_rows, parse.classify).
-    two_passes = hasattr(render, "first_pass")
-    classify = parse.classify_canonical if two_passes else parse.classify
-    classified = classify(raw, MAX_EVENT_BYTES)
+    classified = parse.classify(raw, MAX_EVENT_BYTES)
     columns = ["event_id", "event_type", "occurred_at", "order_id", "total_cents", "items"]
     # The parse alone: what every staged row needs from it (the fingerprint, where a version
     # has one, belongs to the staging, not to the parse).
@@ -97,11 +92,7 @@ def main(records: int = 200_000, rounds: int = 5, form: str = "dumps", partition
     plans = {
         "scan": raw.select("key", "value", "headers"),
         "parse": parsed,
-        "staged": (
-            render.kept(render.first_pass(raw, MAX_EVENT_BYTES, "bench", 1))
-            if two_passes
-            else render.staged_rows(raw, MAX_EVENT_BYTES, "bench", 1)
-        ),
+        "staged": render.staged_rows(raw, MAX_EVENT_BYTES, "bench", 1),
     }
     errors = parsed.where("error IS NOT NULL").count()
     results: dict[str, Any] = {"records": records, "form": form, "dead_letters": errors}

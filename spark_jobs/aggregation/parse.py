@@ -25,10 +25,6 @@ How the phases map onto Spark, and why they cost little on valid records:
   one value under the strict options, and `{"x":text}` must parse too; the two wrappers cannot
   both hide trailing content. Field types are the variant's (`schema_of_variant`): a string
   is STRING, an integer within 64 bits BIGINT. Its array lambdas run for these rare records only.
-  Its mere presence in a plan costs, though (a much larger plan to optimize and projection to
-  compile, for every batch): the job classifies a batch with `classify_canonical`, which only
-  marks these records `exact`, and `classify_exact` checks them in a second pass, run only for a
-  batch that holds one (render.py). `classify` does both in one pass.
 - Phases 5 and 6 read the typed columns. The items' skus are checked as one joined text.
 
 Known differences from the Python reader: none. JSON_LIMITS in the definition states Jackson's
@@ -353,10 +349,8 @@ def _value_error() -> Column:
     return chain
 
 
-def _screened(raw: DataFrame, max_event_bytes: int) -> DataFrame:
-    """Every raw record with its phase-1 error (`raw_error`), its parsed event (`ev`) and
-    whether phases 2-4 take the exact path (`exact`: a text that passed phase 1 and is not
-    canonical)."""
+def classify(raw: DataFrame, max_event_bytes: int) -> DataFrame:
+    """Every raw record with its parsed event (`ev`) and `error` (null for a valid event)."""
     valid_text = F.col("raw_error").isNull()
     return (
         raw.select(
@@ -374,39 +368,11 @@ def _screened(raw: DataFrame, max_event_bytes: int) -> DataFrame:
             "ev", F.when(valid_text, F.from_json(_text(), S.EVENT_WITH_CORRUPT, JSON_OPTIONS))
         )
         .withColumn("exact", valid_text & ~_canonical())
-    )
-
-
-def _exact_path(screened: DataFrame) -> DataFrame:
-    """`screened` records with their `error`, phases 2-4 on the exact path where `exact`."""
-    return (
-        screened.withColumn("v", F.when(F.col("exact"), F.try_parse_json(_text())))
+        .withColumn("v", F.when(F.col("exact"), F.try_parse_json(_text())))
         .withColumn("structure_error", F.when(F.col("exact"), _structure_error()))
         .withColumn("error", F.coalesce("raw_error", "structure_error", _value_error()))
         .drop("raw_error", "exact", "v", "structure_error")
     )
-
-
-def classify(raw: DataFrame, max_event_bytes: int) -> DataFrame:
-    """Every raw record with its parsed event (`ev`) and `error` (null for a valid event), in
-    one pass: the exact path is in the plan."""
-    return _exact_path(_screened(raw, max_event_bytes))
-
-
-def classify_canonical(raw: DataFrame, max_event_bytes: int) -> DataFrame:
-    """Every raw record as `classify` gives it, but without the exact path in the plan, which
-    makes a plan far cheaper to optimize and compile (docs/benchmarks.md): a record that
-    needs it is only marked `exact` (its `error` null, meaningless), for `classify_exact`."""
-    return (
-        _screened(raw, max_event_bytes)
-        .withColumn("error", F.when(~F.col("exact"), F.coalesce("raw_error", _value_error())))
-        .drop("raw_error")
-    )
-
-
-def classify_exact(raw: DataFrame, max_event_bytes: int) -> DataFrame:
-    """Only the raw records `classify_canonical` marks `exact`, as `classify` gives them."""
-    return _exact_path(_screened(raw, max_event_bytes).where(F.col("exact")))
 
 
 def fingerprint(ev: Column) -> Column:
@@ -417,10 +383,9 @@ def fingerprint(ev: Column) -> Column:
     return F.xxhash64(ev)
 
 
-def annotated(classified: DataFrame, *extra: str) -> DataFrame:
+def annotated(classified: DataFrame) -> DataFrame:
     """Every record with its typed event columns (meaningful only where `error` is null), its
-    raw key and value, `error` and the `extra` columns: one pass serves both outputs (events
-    and dead letters)."""
+    raw key and value, and `error`: one pass serves both outputs (events and dead letters)."""
     ev = F.col("ev")
     occurred_at = F.try_to_timestamp(ev["occurred_at"])
     return classified.select(
@@ -442,5 +407,4 @@ def annotated(classified: DataFrame, *extra: str) -> DataFrame:
         "key",
         "value",
         "error",
-        *extra,
     )

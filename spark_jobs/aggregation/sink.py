@@ -3,8 +3,7 @@
 Per micro-batch:
 1. Skip it if the ledger (analytics.applied_batches) already holds (query id, batch id): after
    a crash Spark re-runs the last planned batch, which may already be committed in Postgres.
-2. Stage it, in ONE Spark job (two for a batch holding a record whose text is not canonical,
-   render.py): the executors parse and validate the records (render.py) and
+2. Stage it, in ONE Spark job: the executors parse and validate the records (render.py) and
    write their partitions in parallel into the staging area, analytics.staged_records keyed by
    (query id, batch id), with Spark's JDBC writer (stage.py). The driver first deletes what an
    earlier attempt of the batch staged, and receives only the counts of what was written.
@@ -185,9 +184,9 @@ class PostgresSink:
         query_id = self.query_id()
         with self.pool.connection() as conn, conn.transaction():
             stage.discard(conn, query_id, batch_id)
-        batch = render.Batch(df, self.settings.agg_max_event_bytes, query_id, batch_id)
+        rows = render.staged_rows(df, self.settings.agg_max_event_bytes, query_id, batch_id)
         try:
-            return stage.stage(batch, self.target)
+            return stage.stage(rows, self.target)
         except Exception as exc:  # the Spark job failed (py4j): is it the data's fault?
             if not sqlstates.is_data_error(exc):
                 raise
@@ -200,7 +199,7 @@ class PostgresSink:
         with self.pool.connection() as conn:
             return restage.restage(
                 conn,
-                batch.rows(),
+                rows,
                 query_id,
                 batch_id,
                 topic=self.topic,

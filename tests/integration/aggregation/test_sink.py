@@ -1,7 +1,6 @@
 """The sink on real Spark (local, no Kafka) and a scratch database: the executors stage a batch's
-partitions in parallel with the JDBC writer and report what they wrote (the records whose text is
-not canonical in a second job), a re-run batch replaces what it staged before, a partition
-staged twice (a retried task) is folded once, the fold refuses
+partitions in parallel with the JDBC writer and report what they wrote, a re-run batch replaces
+what it staged before, a partition staged twice (a retried task) is folded once, the fold refuses
 a staged batch with missing rows (as a crash-restart of Postgres leaves the UNLOGGED staging
 area) and changes nothing then, the staged rows are released once folded, and what is folded
 equals the oracle."""
@@ -9,7 +8,7 @@ equals the oracle."""
 import json
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +31,7 @@ __all__ = ["spark"]
 pytestmark = pytest.mark.integration
 QUERY = str(uuid.uuid4())
 EVENTS = make_history(60, seed=31, days=2)
-# Dead letters of the first pass (bytes that are not UTF-8, a tombstone): a text that is not
-# canonical, e.g. not JSON, is left to a second pass (test_..._staged_by_a_second_job).
-BAD = [Record(b"k", b"\xffnot UTF-8"), Record(b"k", None)]
+BAD = [Record(b"k", b"not json"), Record(b"k", None)]
 RECORDS = Counts(records=len(EVENTS) + len(BAD), dead_letters=len(BAD))
 OF_BATCH = "FROM analytics.staged_records WHERE query_id = %(q)s AND batch_id = %(b)s"
 
@@ -92,11 +89,9 @@ def scratch(tmp_path: Path) -> Iterator[Scratch]:
         drop_database(database)
 
 
-def raw(
-    spark: SparkSession, events: Sequence[Event], partitions: int, bad: Sequence[Record] = BAD
-) -> DataFrame:
-    """Raw Kafka rows of the events' records and `bad`, split into `partitions` partitions."""
-    records = [e.record() for e in events] + list(bad)
+def raw(spark: SparkSession, events: Sequence[Event], partitions: int) -> DataFrame:
+    """Raw Kafka rows of the events' records and BAD, split into `partitions` partitions."""
+    records = [e.record() for e in events] + BAD
     rows = [
         (
             r.key,
@@ -134,28 +129,6 @@ def test_executors_stage_their_partitions_in_parallel(
         f"SELECT kafka_partition, kafka_offset {OF_BATCH} ORDER BY 2", params={"q": QUERY, "b": 0}
     )
     assert positions == [(i % 3, i) for i in range(RECORDS.records)]
-
-
-def test_records_not_in_a_canonical_form_are_staged_by_a_second_job(
-    spark: SparkSession, scratch: Scratch
-) -> None:
-    # Not canonical: not JSON, and a valid event with an escape (another copy of EVENTS[0]).
-    first = EVENTS[0].record()
-    escaped = replace(first, value=(first.value or b"").replace(b'"order"', b'"\\u006frder"'))
-    df = raw(spark, EVENTS, 4, [*BAD, Record(b"k", b"not json"), escaped])
-    reported = scratch.sink.stage_batch(df, 0)
-    assert reported == Counts(records=RECORDS.records + 2, dead_letters=RECORDS.dead_letters + 1)
-    assert scratch.staged(0) == reported
-    # The second pass's transactions hold those two records and nothing else.
-    offsets = scratch.query(
-        f"SELECT array_agg(kafka_offset) {OF_BATCH} GROUP BY xmin::text",
-        params={"q": QUERY, "b": 0},
-    )
-    second = {len(EVENTS) + 2, len(EVENTS) + 3}
-    assert set().union(*[set(o) for (o,) in offsets if second & set(o)]) == second
-    result = scratch.sink.fold(0, reported, spark_seconds=0.0)
-    assert (result.events_new, result.duplicates, result.dead_letters) == (len(EVENTS), 1, 3)
-    assert_exact(scratch, EVENTS)
 
 
 def test_a_rerun_batch_replaces_its_staged_rows_and_is_folded_once(

@@ -1,7 +1,6 @@
-"""Raw Kafka records for the job's production path (render.first_pass, then second_pass for the
-records it deferred, as stage.py writes them), and what it stages, split by table: t_events /
-t_dead -> rows (column -> value as text; bytea as \\x hex), each row's staging-area key checked,
-and the other table's columns checked empty."""
+"""Raw Kafka records for the job's production path (render.staged_rows), and what it stages,
+split by table: t_events / t_dead -> rows (column -> value as text; bytea as \\x hex), each row's
+staging-area key checked, and the other table's columns checked empty."""
 
 from datetime import UTC, datetime
 from typing import Any
@@ -10,7 +9,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 from pyspark.sql import types as T  # noqa: N812 (PySpark idiom)
 
-from spark_jobs.aggregation import render, staging
+from spark_jobs.aggregation import staging
+from spark_jobs.aggregation.render import staged_rows
 from tests.oracle.events import MAX, Record, event, record
 
 __all__ = ["KAFKA_TS", "MAX", "QUERY_ID", "errors", "event", "raw_batch", "record", "staged"]
@@ -55,10 +55,9 @@ def _text(name: str, binary: bool) -> Column:
 def staged(
     spark: SparkSession, records: list[Record], limit: int = MAX
 ) -> dict[str, list[dict[str, Any]]]:
-    """What the job stages for `records` (values up to `limit` bytes): table -> rows. Every
+    """What staged_rows stages for `records` (values up to `limit` bytes): table -> rows. Every
     row carries the staging area's key, and nothing of the other table."""
-    batch = render.Batch(raw_batch(spark, records), limit, QUERY_ID, BATCH_ID)
-    rows = render.kept(batch.first_pass()).unionByName(batch.second_pass())
+    rows = staged_rows(raw_batch(spark, records), limit, QUERY_ID, BATCH_ID)
     binary = {f.name for f in rows.schema.fields if f.dataType == T.BinaryType()}
     texts = rows.select(*staging.KEY, *[_text(c, c in binary) for c in staging.COLUMNS])
     out: dict[str, list[dict[str, Any]]] = {"t_events": [], "t_dead": []}
