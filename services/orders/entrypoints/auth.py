@@ -88,7 +88,11 @@ class Authenticator:
         client = self.keys.known(digest)
         if client is None:
             peer = scope["client"][0] if scope.get("client") else ""
-            wait = self.failures.take(peer)
+            # A key this worker verified before (its entry only aged out) is no guess: looking
+            # it up again costs the peer nothing, so a working client behind a guessing
+            # neighbour's address is not refused each time its entry expires.
+            charged = not self.keys.verified_before(digest)
+            wait = self.failures.take(peer) if charged else 0.0
             if wait:
                 metrics.KEY_CHECKS.labels("peer-limited").inc()
                 return rate_limited(wait, "too many failed authentications from this address")
@@ -99,14 +103,16 @@ class Authenticator:
                     client = await self.keys.look_up(digest, self.lookup)
                 except (psycopg.OperationalError, PoolTimeout) as exc:
                     log.warning("database unavailable: %s", exc)
-                    self.failures.give_back(peer)  # not the peer's failure
+                    if charged:
+                        self.failures.give_back(peer)  # not the peer's failure
                     return unavailable()
                 metrics.KEY_CHECKS.labels("unknown" if client is None else "found").inc()
             if client is None:
                 return unauthorized(
                     "the API key is unknown, revoked or expired", invalid_token=True
                 )
-            self.failures.give_back(peer)
+            if charged:
+                self.failures.give_back(peer)
         scope[CLIENT] = client
         return None
 

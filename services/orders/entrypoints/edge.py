@@ -32,6 +32,18 @@ from services.orders.entrypoints.problems import PROBLEM_JSON, problem_document
 log = logging.getLogger("onceflow.api")
 
 
+# What a head holds beyond on_headers_complete's count: the method, the version, the request
+# line's spaces and line ends, the blank line (the bound's count is the URL and the fields).
+HEAD_LINE = 64
+
+
+def _blank_line_end(data: bytes) -> int:
+    """Where the first blank line ends in `data` (CRLF CRLF, or the bare LF LF a lenient parser
+    takes too); -1 when there is none."""
+    ends = [i + len(m) for m in (b"\r\n\r\n", b"\n\n") if (i := data.find(m)) >= 0]
+    return min(ends, default=-1)
+
+
 class RefusalError(Exception):
     """Raised in a parser callback: stop reading this connection and answer `status`."""
 
@@ -59,6 +71,7 @@ class EdgeProtocol(HttpToolsProtocol):
         )
         self.head_open = True  # reading a request head (or waiting for the next one's)
         self.raw_head = 0  # bytes received while the head was open
+        self.head_tail = b""  # the last 3 bytes of the head so far (a blank line may straddle)
         self.deadline: asyncio.TimerHandle | None = None
         self.refusal: RefusalError | None = None
 
@@ -79,7 +92,7 @@ class EdgeProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._disarm()
-        self.head_open, self.raw_head = True, 0
+        self.head_open, self.raw_head, self.head_tail = True, 0, b""
         super().on_message_complete()
         # A body that arrives after its response (a refusal does not wait for it) cancelled
         # uvicorn's keep-alive timer with its first byte: arm it again.
@@ -117,7 +130,23 @@ class EdgeProtocol(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         if self.head_open:
+            before = self.raw_head
             self.raw_head += len(data)
+            # The head's size on the wire, whatever it holds that httptools strips (whitespace
+            # around a field value is not in on_headers_complete's count): a head whose blank
+            # line lies past the bound is refused before it is parsed, however it was split.
+            if self.raw_head > self.max_head + HEAD_LINE and not self.transport.is_closing():
+                end = _blank_line_end(self.head_tail + data)
+                if end < 0 or before - len(self.head_tail) + end > self.max_head + HEAD_LINE:
+                    self._answer(self._too_large())
+                    return
+            self.head_tail = (self.head_tail + data)[-3:]
+            # Any byte between requests starts the next one's deadline: uvicorn cancels the
+            # keep-alive timer on every read, and bytes httptools skips before a request line
+            # (CR, LF) never reach on_message_begin, so without this a connection that sends
+            # one CRLF after its response is held open with no timer at all.
+            if self.deadline is None:
+                self._arm()
         super().data_received(data)
         # A head still unfinished past the bound is not read further (httptools buffers a
         # header field whole before it calls on_header).

@@ -33,6 +33,11 @@ class KeyCache:
             return cached[0]
         return None
 
+    def verified_before(self, digest: bytes) -> bool:
+        """True when the database knew this key at its last lookup by this worker (its entry
+        may have aged out since; a lookup that finds it unknown forgets it)."""
+        return digest in self.entries
+
     def known_unknown(self, digest: bytes) -> bool:
         """True when the database did not know this key less than unknown_ttl_s ago."""
         until = self.unknown.get(digest)
