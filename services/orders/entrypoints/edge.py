@@ -7,7 +7,8 @@
 - A request must arrive whole (head and body) within api_request_read_timeout_s of its first
   byte, and a new connection must send one within that time (slowloris): with its head
   incomplete it is answered 408, otherwise the connection is cut (the app sees a disconnect).
-- Over api_max_concurrency connections plus requests in progress (uvicorn's measure), 503.
+- At api_max_concurrency connections, or requests in progress (each on its own, as uvicorn's
+  limit_concurrency), 503.
 
 uvicorn offers neither the head bound nor the read deadline for httptools (Kludex/uvicorn#157:
 only `timeout_keep_alive`, which counts from the end of a response, and h11's incomplete-event
