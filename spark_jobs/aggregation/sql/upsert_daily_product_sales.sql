@@ -1,4 +1,5 @@
-INSERT INTO analytics.daily_product_sales AS p
+INSERT INTO analytics.daily_product_sales AS p (day, sku, currency, units_placed, placed_cents,
+    units_cancelled, cancelled_cents)
 SELECT day, sku, currency, units_placed, placed_cents, units_cancelled, cancelled_cents
 FROM t_products
 ON CONFLICT (day, sku, currency) DO UPDATE SET
