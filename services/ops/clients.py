@@ -46,6 +46,8 @@ def connect(settings: Settings) -> psycopg.Connection[tuple[Any, ...]]:
 
 
 _DURATION = re.compile(r"(\d+)([smhdw])")
+# The longest expiry or overlap a command takes: beyond it, "never" is what is meant.
+LONGEST = timedelta(days=3650)
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
@@ -56,7 +58,13 @@ def parse_duration(text: str) -> timedelta:
     parts = _DURATION.findall(compact)
     if not parts or "".join(n + u for n, u in parts) != compact:
         raise ClientError(f"{text!r} is not a duration: use e.g. 90s, 30m, 24h, 7d, 2w or 1h30m")
-    return sum((timedelta(**{_UNITS[unit]: int(n)}) for n, unit in parts), timedelta())
+    try:
+        total = sum((timedelta(**{_UNITS[unit]: int(n)}) for n, unit in parts), timedelta())
+    except OverflowError:
+        total = timedelta.max
+    if total > LONGEST:
+        raise ClientError(f"{text!r} is too long: at most {LONGEST.days}d (omit it for never)")
+    return total
 
 
 def _issue(

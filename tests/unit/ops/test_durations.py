@@ -27,3 +27,9 @@ def test_durations(text: str, expected: timedelta) -> None:
 def test_anything_else_is_a_clear_error(text: str) -> None:
     with pytest.raises(ClientError, match=r"is not a duration: use e\.g\. 90s"):
         parse_duration(text)
+
+
+@pytest.mark.parametrize("text", ["3651d", "9999999999d", "99999999999999999999w"])
+def test_a_duration_past_the_longest_is_a_clear_error(text: str) -> None:
+    with pytest.raises(ClientError, match=r"is too long: at most 3650d \(omit it for never\)"):
+        parse_duration(text)
