@@ -2,13 +2,14 @@
 sends bytes httptools skips before a request line (CR, LF) after its response is still closed."""
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
+from onceflow.settings import get_api_settings
 from services.orders.entrypoints.edge import EdgeProtocol
 
 
@@ -37,6 +38,15 @@ class _Transport(asyncio.Transport):
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
         return {"peername": ("127.0.0.1", 5555), "sockname": ("127.0.0.1", 8000)}.get(name, default)
+
+
+@pytest.fixture(autouse=True)
+def fresh_api_settings() -> Iterator[None]:
+    """The API settings read afresh for each test (an earlier test in the same process may have
+    cached others), and not left cached for later tests."""
+    get_api_settings.cache_clear()
+    yield
+    get_api_settings.cache_clear()
 
 
 async def _connected() -> tuple[EdgeProtocol, _Transport]:
