@@ -4,11 +4,11 @@ amounts, analytics.daily_product_sales, and a COMMENT on every reporting relatio
 v1.1's customer_sales and product_sales added amounts of different currencies, which cannot be
 split after the fact; daily_sales was already per (day, currency) but had no shipped or refunded
 amount. So the tables are recomputed, in this migration's one transaction, from the events the
-job counted as far as the database still knows them (migrations/recompute.py and
-migrations/sql/analytics/recompute/: the de-duplication set's journeys, each order's latest
-status in order_state, and the orders schema); daily_sales keeps v1.1's counts and sums, which
-were exact, and gains shipped_cents and refunded_cents from the recompute. docs/analytics.md
-says what history the recompute cannot reach. order_state gains `paid` and `cancelled_at`, from
+job counted as far as the database still knows them (onceflow/recompute.py and
+onceflow/sql/recompute/, shared with `onceflow-ops analytics rebuild`: the de-duplication set's
+journeys, each order's latest status in order_state, and the orders schema); daily_sales keeps
+v1.1's counts and sums, which were exact, and gains shipped_cents and refunded_cents from the
+recompute. docs/analytics.md says what history the recompute cannot reach. order_state gains `paid` and `cancelled_at`, from
 which the job counts each refund once (spark_jobs/aggregation/sql/refunds.sql).
 
 The migration takes the writers' lock (analytics.lock_writers) and rewrites the tables: stop the
@@ -26,7 +26,8 @@ from pathlib import Path
 
 from alembic import op
 
-from migrations import comments, recompute
+from migrations import comments
+from onceflow import recompute
 
 revision = "0015_money_per_currency"
 down_revision = "0014_monotonic_updated_at"
@@ -127,8 +128,8 @@ def upgrade() -> None:
         "ALTER TABLE analytics.order_state ADD COLUMN paid boolean NOT NULL DEFAULT false,"
         " ADD COLUMN cancelled_at timestamptz"
     )
-    recompute.prepare(op.execute)
-    op.execute((recompute.FOLDER / "order_state.sql").read_text())
+    recompute.prepare(op.execute, "analytics")  # the bookkeeping's schema at this revision
+    op.execute(recompute.order_state("analytics"))
     op.execute("CREATE TEMP TABLE v11_daily_sales ON COMMIT DROP AS TABLE analytics.daily_sales")
     op.execute(
         "DROP TABLE analytics.daily_sales, analytics.customer_sales, analytics.product_sales"

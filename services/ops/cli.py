@@ -10,7 +10,14 @@ import typer
 from onceflow.settings import get_observability_settings, get_retention_settings, get_settings
 from services.maintenance.runner import run_once
 from services.maintenance.tasks import Windows
-from services.ops import alerts, clients_cli, connect_api, dead_letters_cli, lag
+from services.ops import (
+    alerts,
+    analytics_cli,
+    clients_cli,
+    connect_api,
+    dead_letters_cli,
+    lag,
+)
 from services.ops.output import JsonFlag, Listing, console, emit_json, fail, readable_errors, stamp
 from services.ops.overview_cli import overview
 from services.ops.trace_cli import trace
@@ -21,6 +28,7 @@ app = typer.Typer(
 )
 app.add_typer(clients_cli.app, name="clients")
 app.add_typer(dead_letters_cli.app, name="dead-letters")
+app.add_typer(analytics_cli.app, name="analytics")
 app.command()(trace)
 app.command()(overview)
 WAIT_HELP = "Wait until the connector and every task are RUNNING (at most --timeout seconds)."

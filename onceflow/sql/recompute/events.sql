@@ -1,10 +1,11 @@
 -- The events the aggregation job has counted, as far as the database still knows them: one row
 -- per (order, event type), the input of every recompute (docs/analytics.md, "Recomputing the
--- tables"; the caller materialises it as temp table recompute_events).
+-- tables"; the caller materialises it as temp table recompute_events). {applied_events} and
+-- {order_state} name the job's bookkeeping tables, wherever its schema is (onceflow/recompute.py).
 -- Sources, best first:
--- 1. the de-duplication set's journeys (analytics.applied_events, since migration 0009, within
+-- 1. the de-duplication set's journeys (applied_events, since migration 0009, within
 --    the de-duplication window): each counted event's order, type and occurred_at, exactly;
--- 2. each counted order's latest status (analytics.order_state): its OrderPlaced occurred at
+-- 2. each counted order's latest status (order_state): its OrderPlaced occurred at
 --    the order's created_at, its latest event at last_event_at, and a SHIPPED order was paid,
 --    at an instant no longer known (occurred_at and day NULL);
 -- the order's customer, currency, total and items come from schema orders (they never change
@@ -12,20 +13,20 @@
 -- A cancellation is a refund when the order's OrderPaid is known (of_paid).
 WITH journey AS (
     SELECT DISTINCT ON (order_id, event_type) order_id, event_type, occurred_at
-    FROM analytics.applied_events
+    FROM {applied_events}
     WHERE order_id IS NOT NULL AND event_type IS NOT NULL
     ORDER BY order_id, event_type, occurred_at
 ), latest AS (
     SELECT s.order_id, 'OrderPlaced' AS event_type, o.created_at AS occurred_at
-    FROM analytics.order_state s JOIN orders.orders o ON o.id::text = s.order_id
+    FROM {order_state} s JOIN orders.orders o ON o.id::text = s.order_id
     UNION ALL
     SELECT order_id,
         CASE status WHEN 'PAID' THEN 'OrderPaid' WHEN 'SHIPPED' THEN 'OrderShipped'
                     ELSE 'OrderCancelled' END,
         last_event_at
-    FROM analytics.order_state WHERE status <> 'PLACED'
+    FROM {order_state} WHERE status <> 'PLACED'
     UNION ALL
-    SELECT order_id, 'OrderPaid', NULL FROM analytics.order_state WHERE status = 'SHIPPED'
+    SELECT order_id, 'OrderPaid', NULL FROM {order_state} WHERE status = 'SHIPPED'
 ), counted AS (
     SELECT order_id, event_type, occurred_at FROM journey
     UNION ALL
