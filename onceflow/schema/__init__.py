@@ -5,7 +5,7 @@ queries are built from these Table objects. CHECK constraints are compared with
 onceflow.contract by tests/integration/schema/test_contract_bounds.py.
 """
 
-from onceflow.schema import analytics, orders, staged
+from onceflow.schema import analytics, orders, reconcile, staged
 from onceflow.schema.metadata import SCHEMAS, metadata
 
-__all__ = ["SCHEMAS", "analytics", "metadata", "orders", "staged"]
+__all__ = ["SCHEMAS", "analytics", "metadata", "orders", "reconcile", "staged"]

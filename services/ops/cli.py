@@ -20,6 +20,7 @@ from services.ops import (
 )
 from services.ops.output import JsonFlag, Listing, console, emit_json, fail, readable_errors, stamp
 from services.ops.overview_cli import overview
+from services.ops.reconcile_cli import reconcile
 from services.ops.trace_cli import trace
 
 app = typer.Typer(
@@ -31,6 +32,7 @@ app.add_typer(dead_letters_cli.app, name="dead-letters")
 app.add_typer(analytics_cli.app, name="analytics")
 app.command()(trace)
 app.command()(overview)
+app.command()(reconcile)
 WAIT_HELP = "Wait until the connector and every task are RUNNING (at most --timeout seconds)."
 
 
