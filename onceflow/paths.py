@@ -11,6 +11,7 @@ LIB = STATE / "lib"
 CONF = STATE / "conf"
 SECRETS = STATE / "secrets"  # mode 0700
 API_KEY = SECRETS / "api-key"  # the local-dev client's key, mode 0600
+OPS_PASSWORD = SECRETS / "ops-password"  # the ops credential's password, mode 0600
 VENV_BIN = ROOT / ".venv" / "bin"
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")

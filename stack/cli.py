@@ -16,6 +16,7 @@ from onceflow.settings import (
     get_retention_settings,
     get_settings,
 )
+from onceflow.settings.ops import get_ops_settings
 from stack import (
     api_key,
     checks,
@@ -23,6 +24,7 @@ from stack import (
     health,
     jvm,
     node_configs,
+    ops_secret,
     postgres,
     preflight,
     prometheus,
@@ -112,6 +114,9 @@ def up() -> None:
         paths.ensure_dirs(settings.data)
         postgres.init_cluster(settings)
         node_configs.write_all(settings.layout)
+        if ops_secret.ensure(get_ops_settings()):
+            where = paths.OPS_PASSWORD.relative_to(paths.ROOT)
+            console.print(f"  ops password (Kafka Connect, the dashboard) written to {where}")
         for node in jvm.format_kafka_storage(settings.layout):
             console.print(f"  formatted the storage of {node}")
         prometheus.write_local(

@@ -20,6 +20,7 @@ from onceflow.settings import (
     get_observability_settings,
     get_retention_settings,
 )
+from onceflow.settings.ops import get_ops_settings
 from onceflow.topology import KafkaNode, Layout
 from stack import jvm, postgres, prometheus, spark
 from stack.health import Probe, answers, connector_runs, stage_progresses
@@ -59,8 +60,8 @@ class Component:
         return None if self.ready() else f"{self.name} is not ready"
 
 
-def _http_ok(url: str) -> bool:
-    return httpx.get(url, timeout=2).status_code == 200
+def _http_ok(url: str, auth: httpx.Auth | None = None) -> bool:
+    return httpx.get(url, timeout=2, auth=auth).status_code == 200
 
 
 def _broker_ready(node: KafkaNode) -> bool:
@@ -109,8 +110,16 @@ def _kafka_nodes(layout: Layout, jmx_base: int | None) -> list[Component]:
 
 
 def _worker_works(url: str, connect_url: str, connector: str) -> str | None:
-    """The worker answers its REST API, and the connector and its tasks run."""
-    return answers(f"{url}/connectors") or connector_runs(connect_url, connector)
+    """The worker answers its REST API (to the ops credential), and the connector and its
+    tasks run."""
+    auth = get_ops_settings().auth()
+    return answers(f"{url}/connectors", auth=auth) or connector_runs(
+        connect_url, connector, auth=auth
+    )
+
+
+def _worker_ready(url: str) -> bool:
+    return _http_ok(f"{url}/connectors", auth=get_ops_settings().auth())
 
 
 def _connect_workers(
@@ -124,7 +133,7 @@ def _connect_workers(
                 name=worker.program,
                 command=jvm.connect_command(worker.program, layout.memory.connect_heap, jmx),
                 ports=(worker.port, *filter(None, [jmx])),
-                ready=functools.partial(_http_ok, f"{worker.url}/connectors"),
+                ready=functools.partial(_worker_ready, worker.url),
                 where=f"{worker.url}{_metrics(jmx)}",
                 start_timeout=180,
                 wave="connect",

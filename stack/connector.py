@@ -7,6 +7,7 @@ import httpx
 
 from onceflow import paths
 from onceflow.settings import Settings
+from onceflow.settings.ops import get_ops_settings
 from stack.waiting import NotYetError, wait_for
 
 CONNECTOR_FILE = paths.ROOT / "connect" / "orders-outbox.json"
@@ -26,7 +27,8 @@ def connector_config() -> dict[str, str]:
 def register(settings: Settings) -> None:
     """Create or update the connector (PUT is idempotent) and wait for it and its task to run."""
     url = f"{settings.connect_url}/connectors/{settings.connector_name}"
-    response = httpx.put(f"{url}/config", json=connector_config(), timeout=60)
+    auth = get_ops_settings().auth()
+    response = httpx.put(f"{url}/config", json=connector_config(), timeout=60, auth=auth)
     if response.status_code >= 400:
         raise RuntimeError(f"Kafka Connect rejected the connector config: {response.text}")
     wait_for(lambda: settled(settings), what=f"connector {settings.connector_name}", timeout=120)
@@ -38,7 +40,8 @@ def settled(settings: Settings) -> bool:
     status = _status(url)
     for task in status.get("tasks", []):
         if task["state"] == "FAILED" and any(m in task.get("trace", "") for m in SETTLING):
-            httpx.post(f"{url}/tasks/{task['id']}/restart", timeout=30).raise_for_status()
+            restart = f"{url}/tasks/{task['id']}/restart"
+            httpx.post(restart, timeout=30, auth=get_ops_settings().auth()).raise_for_status()
     return _all_running(status)
 
 
@@ -48,7 +51,7 @@ def running(settings: Settings) -> bool:
 
 
 def _status(url: str) -> dict[str, Any]:
-    response = httpx.get(f"{url}/status", timeout=5)
+    response = httpx.get(f"{url}/status", timeout=5, auth=get_ops_settings().auth())
     if response.status_code != 200:  # a worker (re)starting answers 404 until it has joined
         raise NotYetError(f"Kafka Connect answered {response.status_code} for {url}/status")
     status: dict[str, Any] = response.json()

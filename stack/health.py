@@ -40,10 +40,10 @@ class Process:
         return {"state": self.state, "uptime_seconds": self.uptime, "restarts": self.restarts}
 
 
-def _get(url: str, deadline: float) -> httpx.Response | str:
+def _get(url: str, deadline: float, auth: httpx.Auth | None = None) -> httpx.Response | str:
     """The endpoint's answer, or why there is none (a timeout: frozen or overloaded)."""
     try:
-        return httpx.get(url, timeout=deadline)
+        return httpx.get(url, timeout=deadline, auth=auth)
     except httpx.TimeoutException:
         return f"{url} did not answer within {deadline:g} s (frozen or overloaded)"
     except httpx.HTTPError as exc:
@@ -68,9 +68,9 @@ def scrape(url: str, deadline: float = DEADLINE) -> Samples | str:
     return _samples(answer.text)
 
 
-def answers(url: str, deadline: float = DEADLINE) -> str | None:
-    """The endpoint answers 200 within the deadline."""
-    answer = _get(url, deadline)
+def answers(url: str, deadline: float = DEADLINE, auth: httpx.Auth | None = None) -> str | None:
+    """The endpoint answers 200 within the deadline (to `auth`'s credentials, if given)."""
+    answer = _get(url, deadline, auth)
     if isinstance(answer, str):
         return answer
     return None if answer.status_code == 200 else f"{url} answered {answer.status_code}"
@@ -93,9 +93,12 @@ def stage_progresses(
     return None
 
 
-def connector_runs(connect_url: str, connector: str, deadline: float = DEADLINE) -> str | None:
-    """The connector and each of its tasks are RUNNING (Kafka Connect's REST state)."""
-    response = _get(f"{connect_url}/connectors/{connector}/status", deadline)
+def connector_runs(
+    connect_url: str, connector: str, deadline: float = DEADLINE, auth: httpx.Auth | None = None
+) -> str | None:
+    """The connector and each of its tasks are RUNNING (Kafka Connect's REST state, asked
+    with `auth`: the ops credential)."""
+    response = _get(f"{connect_url}/connectors/{connector}/status", deadline, auth)
     if isinstance(response, str):
         return response
     if response.status_code == 404:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from onceflow import paths
 from onceflow.topology import Layout
+from stack import ops_secret
 from stack.node_configs import config_path
 
 LOG4J = Path("stack/jvm/log4j2.properties")
@@ -25,7 +26,14 @@ def jmx_agent(port: int, rules: str) -> str:
     return f"-javaagent:{JMX_AGENT}=127.0.0.1:{port}:{JMX_RULES / rules}"
 
 
-def _java(component: str, heap: str, main: str, *args: str, agent: str | None = None) -> list[str]:
+def _java(
+    component: str,
+    heap: str,
+    main: str,
+    *args: str,
+    agent: str | None = None,
+    options: tuple[str, ...] = (),
+) -> list[str]:
     return [
         "java",
         "-Xms256m",
@@ -36,6 +44,7 @@ def _java(component: str, heap: str, main: str, *args: str, agent: str | None = 
         "-Djava.awt.headless=true",
         f"-Dlog4j2.configurationFile={LOG4J}",
         *([agent] if agent else []),
+        *options,
         "-cp",
         f"{paths.LIB / component}/*",
         main,
@@ -66,6 +75,8 @@ def connect_command(program: str, heap: str, jmx_port: int | None) -> str:
             "org.apache.kafka.connect.cli.ConnectDistributed",
             str(config_path(program)),
             agent=jmx_agent(jmx_port, "connect.yml") if jmx_port else None,
+            # The REST API's HTTP Basic logins (BasicAuthSecurityRestExtension).
+            options=(f"-Djava.security.auth.login.config={ops_secret.CONNECT_JAAS}",),
         )
     )
 

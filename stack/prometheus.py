@@ -9,6 +9,8 @@ source: `python -m stack.prometheus > observability/prometheus/compose.yml`.
 """
 
 import copy
+import re
+import shlex
 import sys
 from typing import Any
 
@@ -155,6 +157,13 @@ def write_local(
     LOCAL.write_text(text + dump(local_config(settings, observability, notify, retention)))
 
 
+def cors_origin(port: int) -> str:
+    """Prometheus's --web.cors.origin (a fully anchored regex): its own origin only, so no other
+    page gets an Access-Control-Allow-Origin (the default, .*, answers `*` to every origin).
+    The dashboard reads Prometheus server-side and needs none."""
+    return re.escape(f"http://127.0.0.1:{port}")
+
+
 def server_command(observability: ObservabilitySettings, data: paths.DataDirs) -> str:
     """Prometheus (Debian's package) on loopback, data and retention as the settings say."""
     return " ".join(
@@ -165,6 +174,8 @@ def server_command(observability: ObservabilitySettings, data: paths.DataDirs) -
             f"--storage.tsdb.retention.time={observability.prometheus_retention_time}",
             f"--storage.tsdb.retention.size={observability.prometheus_retention_size}",
             f"--web.listen-address=127.0.0.1:{observability.prometheus_port}",
+            # Quoted: supervisor splits the command as a shell would (backslashes).
+            shlex.quote(f"--web.cors.origin={cors_origin(observability.prometheus_port)}"),
         ]
     )
 

@@ -41,8 +41,9 @@ def daemon_env(memory: Memory) -> tuple[tuple[str, str], ...]:
         ("SPARK_LOCAL_IP", HOST),
         ("SPARK_DAEMON_MEMORY", memory.spark_daemon_heap),
         ("PYSPARK_PYTHON", str(paths.VENV_BIN / "python")),
-        # No REST submission server (port 6066): the job connects as a client.
-        ("SPARK_MASTER_OPTS", "-Dspark.master.rest.enabled=false"),
+        # No REST submission server (port 6066): the job connects as a client; no kill links
+        # in the master's UI.
+        ("SPARK_MASTER_OPTS", "-Dspark.master.rest.enabled=false -Dspark.ui.killEnabled=false"),
         # Finished applications' files in the work dirs are deleted after a day.
         (
             "SPARK_WORKER_OPTS",

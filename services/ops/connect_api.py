@@ -6,6 +6,7 @@ from typing import Any
 import httpx
 
 from onceflow.settings import Settings
+from onceflow.settings.ops import OpsCredentialMissingError, get_ops_settings
 
 
 class ConnectError(RuntimeError):
@@ -13,14 +14,24 @@ class ConnectError(RuntimeError):
 
 
 def call(settings: Settings, method: str, path: str) -> Any:
-    """Send one request to the worker's REST API and return its JSON body (or None)."""
+    """Send one request to the worker's REST API, as ops (HTTP Basic, the ops credential), and
+    return its JSON body (or None)."""
     url = f"{settings.connect_url}/connectors/{settings.connector_name}{path}"
     try:
-        response = httpx.request(method, url, timeout=30)
+        auth = get_ops_settings().auth()
+    except OpsCredentialMissingError as exc:
+        raise ConnectError(f"Kafka Connect needs the ops credential: {exc}") from exc
+    try:
+        response = httpx.request(method, url, timeout=30, auth=auth)
     except httpx.HTTPError as exc:
         raise ConnectError(
             f"Kafka Connect at {settings.connect_url} is unreachable: {exc}"
         ) from exc
+    if response.status_code == 401:
+        raise ConnectError(
+            f"Kafka Connect at {settings.connect_url} refused the ops credential (401): "
+            "is ONCEFLOW_OPS_PASSWORD or .stack/secrets/ops-password the one Connect has?"
+        )
     if response.status_code == 404:
         raise ConnectError(f"connector {settings.connector_name} is not registered (run make up)")
     if response.status_code >= 400:

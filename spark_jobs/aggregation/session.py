@@ -40,6 +40,8 @@ def build_session(settings: AggregationSettings, app_name: str) -> SparkSession:
         .config("spark.driver.extraJavaOptions", java_options)
         .config("spark.ui.enabled", str(settings.agg_ui_enabled).lower())
         .config("spark.ui.port", str(settings.agg_ui_port))
+        # Nobody stops a job or stage from the UI (docs/security.md): `make down` or supervisor.
+        .config("spark.ui.killEnabled", "false")
         # No port hopping: a busy 4040 is an error, not a silent move to 4041.
         .config("spark.port.maxRetries", "0")
         .config("spark.sql.session.timeZone", "UTC")

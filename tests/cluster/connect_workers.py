@@ -2,6 +2,7 @@
 
 import httpx
 
+from onceflow.settings.ops import get_ops_settings
 from onceflow.topology import Layout
 
 
@@ -9,7 +10,8 @@ def task_worker(worker_url: str, connector: str) -> str | None:
     """The URL of the worker running task 0 when it is RUNNING, as `worker_url` sees it (the
     status topic: a dead worker's task shows RUNNING until the task moved), else None."""
     try:
-        status = httpx.get(f"{worker_url}/connectors/{connector}/status", timeout=5).json()
+        url = f"{worker_url}/connectors/{connector}/status"
+        status = httpx.get(url, timeout=5, auth=get_ops_settings().auth()).json()
     except (httpx.HTTPError, ValueError):
         return None
     tasks = status.get("tasks", [])
@@ -32,6 +34,7 @@ def program_of(layout: Layout, worker_url: str) -> str:
 def member(worker_url: str, connector: str) -> bool:
     """True when the worker answers and has joined the group (it knows the connector)."""
     try:
-        return connector in httpx.get(f"{worker_url}/connectors", timeout=5).json()
+        answer = httpx.get(f"{worker_url}/connectors", timeout=5, auth=get_ops_settings().auth())
+        return connector in answer.json()
     except (httpx.HTTPError, ValueError):
         return False

@@ -10,6 +10,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
 from onceflow.paths import ROOT
 from onceflow.settings import Settings, get_notification_settings
+from onceflow.settings.ops import get_ops_settings
 from onceflow.topology import Layout
 from stack import node_configs, spark, supervisor
 from stack.components import components
@@ -78,11 +79,14 @@ def test_three_brokers_replicate_every_topic_three_times(settings: Settings) -> 
 
 def test_both_connect_workers_serve_the_one_group(settings: Settings, layout: Layout) -> None:
     urls = [worker.url for worker in layout.connect]
-    roots = [httpx.get(f"{url}/", timeout=10) for url in urls]
+    auth = get_ops_settings().auth()  # every request needs the ops credential, the root too
+    roots = [httpx.get(f"{url}/", timeout=10, auth=auth) for url in urls]
     assert [root.status_code for root in roots] == [200, 200]
     assert len({root.json()["kafka_cluster_id"] for root in roots}) == 1
     statuses = [
-        httpx.get(f"{url}/connectors/{settings.connector_name}/status", timeout=10).json()
+        httpx.get(
+            f"{url}/connectors/{settings.connector_name}/status", timeout=10, auth=auth
+        ).json()
         for url in urls
     ]
     # One group: both read its status topic, so both report the same placement of connector and

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from onceflow.settings import Settings
+from onceflow.settings.ops import get_ops_settings
 from stack import connector, postgres
 from stack.waiting import wait_for
 from tests.e2e.kafka_reader import read_events
@@ -53,7 +54,9 @@ def test_orders_posted_before_first_start_all_arrive(
         "transforms.outbox.route.topic.replacement": f"{topic_prefix}.order",
     }
     url = f"{settings.connect_url}/connectors/{name}"
-    assert httpx.put(f"{url}/config", json=config, timeout=60).status_code in (200, 201)
+    auth = get_ops_settings().auth()
+    answer = httpx.put(f"{url}/config", json=config, timeout=60, auth=auth)
+    assert answer.status_code in (200, 201)
     try:
         events = read_events(
             settings.kafka_bootstrap,
@@ -63,5 +66,5 @@ def test_orders_posted_before_first_start_all_arrive(
             timeout=120,
         )
     finally:
-        httpx.delete(url, timeout=60)
+        httpx.delete(url, timeout=60, auth=auth)
     assert sorted(e.key for e in events) == sorted(o["id"] for o in orders)

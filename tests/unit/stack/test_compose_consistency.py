@@ -407,6 +407,8 @@ def test_compose_prometheus_runs_the_config_rendered_from_the_local_one(
     )
     # rule_files: rules/*.yml, relative to the config file, in both.
     assert "./observability/prometheus/rules:/etc/prometheus/rules:ro" in service["volumes"]
+    # No CORS `*`: the same --web.cors.origin as the local stack's (its own origin only).
+    assert f"--web.cors.origin={prometheus.cors_origin(9090)}" in service["command"]
     assert yaml.safe_load(prometheus.COMPOSE.read_text()) == prometheus.compose_config()
     local = prometheus.targets(prometheus.source())
     composed = prometheus.targets(prometheus.compose_config())
@@ -445,8 +447,11 @@ def test_compose_exporters_match_the_local_ones(compose: dict[str, Any]) -> None
     for name, port, rules in jvms:
         service = services[name]
         agent = "/opt/jmx-agent/jmx_prometheus_javaagent.jar"
+        # Connect's REST logins (BasicAuthSecurityRestExtension), as stack/jvm.py gives them.
+        jaas = " -Djava.security.auth.login.config=/tmp/connect-rest/jaas.conf"
         assert service["environment"]["KAFKA_OPTS"] == (
             f"-javaagent:{agent}={port}:/opt/jmx-rules/{rules}"
+            + (jaas if "connect" in name else "")
         )
         assert f"./{jvm.JMX_RULES}:/opt/jmx-rules:ro" in service["volumes"]
         assert "jmx-agent:/opt/jmx-agent:ro" in service["volumes"]
