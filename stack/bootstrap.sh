@@ -41,6 +41,9 @@ command -v promtool >/dev/null || missing+=(prometheus)
 command -v prometheus-postgres-exporter >/dev/null || missing+=(prometheus-postgres-exporter)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v npm >/dev/null || missing+=(npm)
+# nftables cuts and drops traffic between loopback addresses for the network-fault rehearsals
+# (tests/faults, docs/operations.md#rehearsing-network-faults).
+command -v nft >/dev/null || missing+=(nftables)
 if [ ${#missing[@]} -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
   [ "$(id -u)" -eq 0 ] || die "${missing[*]} missing: run make up as root once (it apt-installs them)."
@@ -84,5 +87,19 @@ for npm_dir in services/dashboard services/orders; do
     touch "$npm_stamp"
   fi
 done
+
+# Toxiproxy delays traffic between two nodes for the same rehearsals (this kernel has no tc
+# netem): built from its pinned Go module by the Go module proxy, into .stack/bin.
+toxiproxy_version=v2.12.0
+toxiproxy=.stack/bin/toxiproxy-server
+if [ "$("$toxiproxy" -version 2>/dev/null)" != "toxiproxy-server version $toxiproxy_version" ]; then
+  command -v go >/dev/null || die "go is not on PATH: install Go 1.23+ (it builds Toxiproxy), then run make up again."
+  echo "installing Toxiproxy $toxiproxy_version (go install)"
+  gobin=$(mktemp -d)
+  GOBIN=$gobin go install -ldflags "-X github.com/Shopify/toxiproxy/v2.Version=$toxiproxy_version" \
+    "github.com/Shopify/toxiproxy/v2/cmd/server@$toxiproxy_version" ||
+    die "go install of Toxiproxy $toxiproxy_version failed: see the output above (Go module proxy reachable?), then run make up again."
+  mkdir -p .stack/bin && mv "$gobin/server" "$toxiproxy" && rm -rf "$gobin"
+fi
 
 stack/fetch_jars.sh

@@ -1,0 +1,148 @@
+"""Network faults between nodes of this machine, as context managers: each fault holds while its
+block runs and is removed when the block ends, however it ends.
+
+- partition(a, b): no packet passes between a and b, either way (nftables drop);
+- isolate(node): no packet passes between the node and any other address;
+- loss(a, b, percent): each packet between a and b, either way, is dropped with that chance
+  (nftables `numgen random`);
+- delay(a, b, ms, jitter): every answer from b to a comes ms (± jitter) later, so each request
+  and answer round trip takes at least ms longer. This kernel has no tc netem, so a Toxiproxy
+  proxy carries the traffic: open it with link(a, b, ...) and point a at the address it yields;
+- heal(): every fault removed at once (the nftables table and every toxic on the library's
+  proxies); clean_up() also removes the library's proxies. Both run when the process exits.
+"""
+
+import atexit
+import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from ipaddress import IPv4Address
+
+from tests.faults import nft, toxiproxy
+from tests.faults.nodes import address, endpoint, pair
+
+_links: dict[tuple[IPv4Address, IPv4Address], str] = {}
+_ids = itertools.count(1)
+_made_any = False  # the exit clean-up is for processes that made a fault, not for any importer
+
+
+@contextmanager
+def _rules(kind: str, rules: list[str]) -> Iterator[None]:
+    _made()
+    chain = nft.add_chain(kind, rules)
+    try:
+        yield
+    finally:
+        nft.delete_chain(chain)
+
+
+@contextmanager
+def partition(a: str, b: str) -> Iterator[None]:
+    """No packet between a and b, either way; everything else passes."""
+    x, y = pair(a, b)
+    with _rules(
+        "partition", [f"ip saddr {x} ip daddr {y} drop", f"ip saddr {y} ip daddr {x} drop"]
+    ):
+        yield
+
+
+@contextmanager
+def isolate(node: str) -> Iterator[None]:
+    """No packet between the node and any other address (its own traffic to itself passes)."""
+    x = address(node)
+    with _rules(
+        "isolate", [f"ip saddr {x} ip daddr != {x} drop", f"ip daddr {x} ip saddr != {x} drop"]
+    ):
+        yield
+
+
+@contextmanager
+def loss(a: str, b: str, percent: float) -> Iterator[None]:
+    """Each packet between a and b (either way) dropped with a `percent` chance (0.01 steps)."""
+    if not 0 < percent <= 100:
+        raise ValueError(f"loss percent must be in (0, 100], not {percent}")
+    x, y = pair(a, b)
+    share = round(percent * 100)
+    drop = f"numgen random mod 10000 < {share} drop"
+    with _rules("loss", [f"ip saddr {x} ip daddr {y} {drop}", f"ip saddr {y} ip daddr {x} {drop}"]):
+        yield
+
+
+@contextmanager
+def link(a: str, b: str, *, port: int, upstream: str) -> Iterator[str]:
+    """A Toxiproxy proxy by which a reaches b: it listens on b's address at `port` and forwards
+    to `upstream` (host:port on this machine). Yields the `host:port` a must connect to."""
+    x, y = pair(a, b)
+    up_host, up_port = endpoint(upstream)
+    if (x, y) in _links or (y, x) in _links:
+        raise ValueError(f"a link between {a} and {b} is already open")
+    _made()
+    toxiproxy.ensure_server()
+    name = f"{toxiproxy.PREFIX}{x}_{y}_{port}".replace(".", "-")
+    listen = f"{y}:{port}"
+    toxiproxy.create_proxy(name, listen, f"{up_host}:{up_port}")
+    _links[(x, y)] = name
+    try:
+        yield listen
+    finally:
+        _links.pop((x, y), None)
+        toxiproxy.delete_proxy(name)
+
+
+@contextmanager
+def delay(a: str, b: str, ms: int, jitter: int = 0) -> Iterator[None]:
+    """Every answer from b to a (on their link) comes `ms` ± `jitter` milliseconds later."""
+    if ms < 0 or not 0 <= jitter <= ms:
+        raise ValueError(f"delay needs ms >= 0 and 0 <= jitter <= ms, not {ms} ± {jitter}")
+    x, y = pair(a, b)
+    proxy = _links.get((x, y)) or _links.get((y, x))
+    if proxy is None:
+        raise ValueError(
+            f"no link between {a} and {b}: delay goes through Toxiproxy, open one with"
+            " link(a, b, port=..., upstream=...) and connect a to the address it yields"
+        )
+    toxic = f"delay_{next(_ids)}"
+    toxiproxy.add_toxic(proxy, toxic, "latency", {"latency": ms, "jitter": jitter})
+    try:
+        yield
+    finally:
+        toxiproxy.remove_toxic(proxy, toxic)
+
+
+def heal() -> None:
+    """Remove every fault: the library's nftables table and every toxic on its proxies."""
+    nft.delete_table()
+    for proxy, toxics in toxiproxy.ours().items():
+        for toxic in toxics:
+            toxiproxy.remove_toxic(proxy, toxic)
+
+
+def clean_up() -> None:
+    """heal(), and remove the library's proxies too (what a test or a process leaves behind)."""
+    heal()
+    for proxy in toxiproxy.ours():
+        toxiproxy.delete_proxy(proxy)
+    _links.clear()
+
+
+@contextmanager
+def cleaned_up() -> Iterator[None]:
+    """Clean up before (a killed run's leftovers) and after the block, however it ends."""
+    clean_up()
+    try:
+        yield
+    finally:
+        clean_up()
+
+
+def _made() -> None:
+    global _made_any
+    _made_any = True
+
+
+def _clean_up_at_exit() -> None:
+    if _made_any:
+        clean_up()
+
+
+atexit.register(_clean_up_at_exit)
