@@ -7,7 +7,7 @@ Both produce generated contract-section-4 events straight to a fresh bench topic
 stack's broker and write into a fresh database (never the stack's `shop`), then clean up.
 backfill: wall time of `python -m spark_jobs.aggregation --backfill` (JVM start included) and
 the job's own records/s. freshness: for every event, Kafka transaction commit -> the commit of
-the Postgres transaction that counted it (analytics.applied_batches.committed_at), p50/p99.
+the Postgres transaction that counted it (aggregation.applied_batches.committed_at), p50/p99.
 """
 
 import bisect
@@ -144,7 +144,7 @@ def freshness(rate: int = 200, seconds: int = 60) -> None:
                 time.sleep(max(0.0, start + (sent / rate) - time.monotonic()))
             p.wait_applied(len(warm) + sent, 0, job, timeout=300)
             rows = p.query(
-                "SELECT offsets, extract(epoch FROM committed_at) FROM analytics.applied_batches"
+                "SELECT offsets, extract(epoch FROM committed_at) FROM aggregation.applied_batches"
             )
             ranges = sorted(
                 (int(part), span["first"], span["last"], float(at))

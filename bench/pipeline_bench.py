@@ -4,7 +4,7 @@
 
 Posts orders (2 items, unique keys) through the order API at a steady rate, then finds, for
 each order, the Kafka offset of its OrderPlaced event (read_committed) and the ledger row
-(analytics.applied_batches) of the micro-batch that counted it. Latency = the batch's commit
+(aggregation.applied_batches) of the micro-batch that counted it. Latency = the batch's commit
 (clock_timestamp() in its transaction) - the order's created_at (now() of the API's
 transaction). Both clocks are the same Postgres server's.
 """
@@ -109,7 +109,7 @@ def measure(*, rate: int, seconds: int) -> Freshness:
         through = len(created) / (time.monotonic() - started)
         ledger = conn.execute(
             "SELECT p.key::int, (p.value ->> 'first')::bigint, extract(epoch FROM committed_at)"
-            " FROM analytics.applied_batches, jsonb_each(offsets) p WHERE topic = %s"
+            " FROM aggregation.applied_batches, jsonb_each(offsets) p WHERE topic = %s"
             " ORDER BY 1, 2",
             (settings.topic,),
         ).fetchall()

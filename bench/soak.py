@@ -31,8 +31,8 @@ from onceflow.settings import get_retention_settings, get_settings
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 OUT = paths.ROOT / "docs" / "soak"
 BOUNDED = (
-    "rows analytics.applied_events",
-    "rows analytics.applied_batches",
+    "rows aggregation.applied_events",
+    "rows aggregation.applied_batches",
     "rows orders.idempotency_keys",
     "wal retained bytes",
     "topic bytes on disk",

@@ -10,15 +10,15 @@ import matplotlib.pyplot as plt
 PANELS = (
     (
         "bounded state (rows)",
-        "rows analytics.applied_events",
-        "rows analytics.applied_batches",
+        "rows aggregation.applied_events",
+        "rows aggregation.applied_batches",
         "rows orders.idempotency_keys",
-        "rows analytics.late_events",
+        "rows aggregation.late_events",
     ),
     (
         "bounded state (bytes)",
-        "bytes analytics.applied_events",
-        "bytes analytics.applied_batches",
+        "bytes aggregation.applied_events",
+        "bytes aggregation.applied_batches",
         "bytes orders.idempotency_keys",
     ),
     ("WAL and topic (bytes)", "wal retained bytes", "topic bytes on disk"),

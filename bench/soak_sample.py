@@ -12,13 +12,13 @@ from stack import postgres, supervisor
 
 # (table, count its rows exactly): the state that must stay bounded, then business data.
 TABLES = (
-    ("analytics.applied_events", True),
-    ("analytics.applied_batches", True),
-    ("analytics.late_events", True),
+    ("aggregation.applied_events", True),
+    ("aggregation.applied_batches", True),
+    ("aggregation.late_events", True),
     ("orders.idempotency_keys", True),
     ("orders.outbox", True),
     ("orders.orders", False),
-    ("analytics.order_state", False),
+    ("aggregation.order_state", False),
 )
 COMPONENTS = ("postgres", "kafka", "connect", "api", "maintenance", "aggregation")
 

@@ -3,9 +3,10 @@
 -- production) creates the groups and makes each login role a member of one.
 --   onceflow_app      the order API: DML on the order tables, EXECUTE on orders' functions
 --   onceflow_cdc      Debezium: read the outbox (plus REPLICATION on its login role)
---   onceflow_spark    the aggregation job: writes analytics, stages in the staging area
---                     (analytics.staged_records) and in temp tables
---   onceflow_analyst  analysts: read analytics
+--   onceflow_spark    the aggregation job: writes analytics and its bookkeeping (schema
+--                     aggregation), stages in the staging area (aggregation.staged_records)
+--                     and in temp tables
+--   onceflow_analyst  analysts: read analytics, and nothing of schema aggregation (no USAGE)
 GRANT USAGE ON SCHEMA orders TO onceflow_app, onceflow_cdc;
 GRANT SELECT, INSERT, UPDATE, DELETE
     ON orders.orders, orders.order_items, orders.outbox, orders.idempotency_keys TO onceflow_app;
@@ -25,12 +26,31 @@ GRANT USAGE ON SCHEMA analytics TO onceflow_spark, onceflow_analyst;
 GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA analytics TO onceflow_spark;
 GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO onceflow_spark, onceflow_analyst;
 REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON analytics.order_status_counts FROM onceflow_spark;
--- The staging area (from migration 0010, which runs this file again): the job inserts, reads
--- and deletes batches in flight; analysts have nothing to read there.
+-- The job's bookkeeping (schema aggregation from migration 0018, which runs this file again;
+-- before it, the tables sat in analytics): the job's alone. Analysts get no USAGE on the schema
+-- and no privilege on its tables (those moved out of analytics carried their grants with them),
+-- so they neither see nor read it; the view analytics.order_status_counts reads order_state
+-- with its owner's privileges.
 DO $$ BEGIN
-    IF to_regclass('analytics.staged_records') IS NOT NULL THEN
-        REVOKE ALL ON analytics.staged_records FROM onceflow_spark, onceflow_analyst;
-        GRANT SELECT, INSERT, DELETE ON analytics.staged_records TO onceflow_spark;
+    IF to_regnamespace('aggregation') IS NOT NULL THEN
+        REVOKE ALL ON SCHEMA aggregation FROM PUBLIC;
+        GRANT USAGE ON SCHEMA aggregation TO onceflow_spark;
+        REVOKE ALL ON ALL TABLES IN SCHEMA aggregation FROM onceflow_analyst;
+        GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA aggregation
+            TO onceflow_spark;
+        REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA aggregation FROM PUBLIC, onceflow_analyst;
+        GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA aggregation TO onceflow_spark;
+    END IF;
+END $$;
+-- The staging area (from migration 0010, which runs this file again; in aggregation from 0018):
+-- the job inserts, reads and deletes batches in flight; analysts have nothing to read there.
+DO $$
+DECLARE area regclass := coalesce(to_regclass('aggregation.staged_records'),
+                                  to_regclass('analytics.staged_records'));
+BEGIN
+    IF area IS NOT NULL THEN
+        EXECUTE format('REVOKE ALL ON %s FROM onceflow_spark, onceflow_analyst', area);
+        EXECUTE format('GRANT SELECT, INSERT, DELETE ON %s TO onceflow_spark', area);
     END IF;
 END $$;
 DO $$ BEGIN
@@ -44,7 +64,7 @@ DECLARE g record;
 BEGIN
     FOR g IN SELECT DISTINCT grantee, table_schema, table_name
              FROM information_schema.role_table_grants
-             WHERE table_schema IN ('orders', 'analytics')
+             WHERE table_schema IN ('orders', 'analytics', 'aggregation')
                AND grantee NOT IN ('onceflow_app', 'onceflow_cdc', 'onceflow_spark',
                                    'onceflow_analyst', current_user) LOOP
         EXECUTE format('REVOKE ALL ON %I.%I FROM %I', g.table_schema, g.table_name, g.grantee);

@@ -2,7 +2,7 @@
 
 Before: analytics.applied_events kept every event id ever counted. Now it is partitioned by
 the event's occurred_at (key (event_id, occurred_at): every copy of an event carries the same
-pair), maintenance drops partitions older than the window (migrations/sql/analytics/dedup.sql),
+pair), maintenance drops partitions older than the window (migrations/sql/history/0017/dedup.sql),
 and an event older than the forgotten horizon is counted and recorded in late_events.
 
 The ids counted before this migration (if any) have no occurred_at: they become the partition
@@ -23,7 +23,8 @@ down_revision = "0004_heartbeat"
 branch_labels = None
 depends_on = None
 
-DEDUP_SQL = Path(__file__).resolve().parents[1] / "sql" / "analytics" / "dedup.sql"
+# The script as this revision ran it, in schema analytics (0018 moved the bookkeeping out).
+DEDUP_SQL = Path(__file__).resolve().parents[1] / "sql" / "history" / "0017" / "dedup.sql"
 
 
 def upgrade() -> None:

@@ -1,6 +1,7 @@
 """The job's staging area: executors write their partitions of a micro-batch in parallel.
 
-One UNLOGGED table, analytics.staged_records (migrations/sql/analytics/staged.sql), keyed by
+One UNLOGGED table, analytics.staged_records (migrations/sql/history/0017/staged.sql;
+migration 0018 moved it to schema aggregation), keyed by
 (query id, batch id): each Spark task writes its partition there over its own connection
 (Spark's JDBC writer), and the driver folds the staged batch into
 analytics.* in one transaction with the ledger (docs/analytics.md). Privileges follow
@@ -28,7 +29,7 @@ SQL = Path(__file__).resolve().parents[1] / "sql"
 
 
 def upgrade() -> None:
-    op.execute((SQL / "analytics" / "staged.sql").read_text())
+    op.execute((SQL / "history" / "0017" / "staged.sql").read_text())
     op.execute((SQL / "grants.sql").read_text())
 
 

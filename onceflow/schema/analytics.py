@@ -1,4 +1,6 @@
-"""Schema `analytics`: what analysts query (contract section 5) and the job's bookkeeping.
+"""Schema `analytics`: what analysts query (contract section 5); schema `aggregation`: the job's
+bookkeeping (ledger, de-duplication set and its partitions, late events, each order's latest
+status), which the analyst role cannot see (no USAGE; migration 0018 moved it out of analytics).
 
 `order_status_counts` is a view over order_state (migration 0002), not a table. Every reporting
 relation and column carries its COMMENT here (the view's in VIEW_COMMENTS); migrations/comments.py
@@ -23,7 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import INTERVAL, JSONB
 
-from onceflow.schema.metadata import TIMESTAMPTZ, metadata
+from onceflow.schema.metadata import BOOKKEEPING_SCHEMA, REPORTING_SCHEMA, TIMESTAMPTZ, metadata
 from onceflow.schema.staged import STAGED_TABLES
 
 ZERO = text("0")
@@ -93,7 +95,7 @@ daily_sales = Table(
         Computed(NET_PAID, persisted=True),
         comment="paid_cents - refunded_cents: what was paid this day, less this day's refunds.",
     ),
-    schema="analytics",
+    schema=REPORTING_SCHEMA,
     comment="Order events per UTC day and currency: counts and sums of the orders' totals.",
 )
 
@@ -113,7 +115,7 @@ customer_sales = Table(
         TIMESTAMPTZ,
         comment="Latest occurred_at of the customer's OrderPlaced events in this currency.",
     ),
-    schema="analytics",
+    schema=REPORTING_SCHEMA,
     comment="Order events per customer and currency, over all days.",
 )
 
@@ -123,7 +125,7 @@ product_sales = Table(
     Column("sku", Text, primary_key=True, comment=SKU),
     Column("currency", Text, primary_key=True, comment=CURRENCY),
     *_counts(PRODUCT_COUNTED),
-    schema="analytics",
+    schema=REPORTING_SCHEMA,
     comment="Items of OrderPlaced and OrderCancelled events per SKU and currency, over all days.",
 )
 
@@ -134,7 +136,7 @@ daily_product_sales = Table(
     Column("sku", Text, primary_key=True, comment=SKU),
     Column("currency", Text, primary_key=True, comment=CURRENCY),
     *_counts(PRODUCT_COUNTED),
-    schema="analytics",
+    schema=REPORTING_SCHEMA,
     comment="Items of OrderPlaced and OrderCancelled events per UTC day, SKU and currency.",
 )
 
@@ -156,7 +158,7 @@ order_state = Table(
     # (spark_jobs/aggregation/sql/refunds.sql).
     Column("paid", Boolean, nullable=False, server_default=text("false")),
     Column("cancelled_at", TIMESTAMPTZ),
-    schema="analytics",
+    schema=BOOKKEEPING_SCHEMA,
 )
 
 freshness = Table(
@@ -173,7 +175,7 @@ freshness = Table(
     *_counts(
         {"events_applied": "Number of distinct events counted (no duplicate, no dead letter)."}
     ),
-    schema="analytics",
+    schema=REPORTING_SCHEMA,
     comment="How far the tables are: the newest event counted and when the job last applied.",
 )
 
@@ -202,13 +204,13 @@ dead_letters = Table(
         BigInteger,
         comment="The ledger batch of query 'replay' that counted it (NULL: already counted).",
     ),
-    schema="analytics",
+    schema=REPORTING_SCHEMA,
     comment="Records that are not a valid v1 event (contract 4c), each once; counted nowhere.",
 )
 
 # The reporting view (migration 0002), which metadata cannot hold: its comments (relation, then
 # each column), set from here like the tables' (migrations/comments.py).
-ORDER_STATUS_COUNTS = "analytics.order_status_counts"
+ORDER_STATUS_COUNTS = f"{REPORTING_SCHEMA}.order_status_counts"
 VIEW_COMMENTS: dict[str, tuple[str | None, dict[str, str | None]]] = {
     ORDER_STATUS_COUNTS: (
         "How many orders are in each status now, by each order's latest counted event.",
@@ -232,12 +234,12 @@ applied_batches = Table(
     Column("dead_letters", BigInteger, nullable=False),
     Column("committed_at", TIMESTAMPTZ, nullable=False),
     *_counts({"late_events": None}),
-    schema="analytics",
+    schema=BOOKKEEPING_SCHEMA,
 )
 Index("applied_batches_by_age", applied_batches.c.committed_at)
 
 # The de-duplication set, partitioned by RANGE (occurred_at); partitions come and go through
-# analytics.dedup_cover / dedup_forget (migrations/sql/analytics/dedup.sql) and are listed in
+# aggregation.dedup_cover / dedup_forget (migrations/sql/aggregation/dedup.sql) and are listed in
 # dedup_partitions. Ids counted before migration 0005 sit in applied_events_legacy with
 # occurred_at = -infinity. Each row also says where its event came from and which batch
 # counted it (an order's journey: services/ops/journey.py).
@@ -258,7 +260,7 @@ applied_events = Table(
     # The event's content fingerprint (spark_jobs/aggregation/parse.py, migration 0012): a copy
     # with the same id and another is a dead letter; null for ids remembered before it.
     Column("fingerprint", BigInteger),
-    schema="analytics",
+    schema=BOOKKEEPING_SCHEMA,
     postgresql_partition_by="RANGE (occurred_at)",
 )
 Index("applied_events_by_order", applied_events.c.order_id)
@@ -275,7 +277,7 @@ dedup_state = Table(
     ),
     Column("width", INTERVAL, nullable=False),
     Column("forgotten_before", TIMESTAMPTZ, nullable=False),
-    schema="analytics",
+    schema=BOOKKEEPING_SCHEMA,
 )
 
 dedup_partitions = Table(
@@ -284,7 +286,7 @@ dedup_partitions = Table(
     Column("name", Text, primary_key=True),
     Column("lower_bound", TIMESTAMPTZ, nullable=False),
     Column("upper_bound", TIMESTAMPTZ, nullable=False),
-    schema="analytics",
+    schema=BOOKKEEPING_SCHEMA,
 )
 
 # Events that occurred before the horizon (their ids may be forgotten): counted, and traced here.
@@ -297,7 +299,7 @@ late_events = Table(
     Column("event_id", Uuid, nullable=False),
     Column("occurred_at", TIMESTAMPTZ, nullable=False),
     Column("counted_at", TIMESTAMPTZ, nullable=False, server_default=text("now()")),
-    schema="analytics",
+    schema=BOOKKEEPING_SCHEMA,
 )
 Index("late_events_by_age", late_events.c.counted_at)
 
@@ -311,11 +313,14 @@ REPORTING_TABLES = (
     dead_letters,
 )
 REPORTING = (*(t.fullname for t in REPORTING_TABLES), *VIEW_COMMENTS)
+# The job's bookkeeping (schema aggregation; the staging area included): no analyst sees it.
+BOOKKEEPING = tuple(t.fullname for t in metadata.sorted_tables if t.schema == BOOKKEEPING_SCHEMA)
 
 # What a backfill --reset empties: every table the job fills (the de-duplication bookkeeping
 # describes partitions, which stay; the staging area holds no result, only batches in flight).
 JOB_TABLES = tuple(
     t
     for t in metadata.sorted_tables
-    if t.schema == "analytics" and t not in (dedup_state, dedup_partitions, *STAGED_TABLES)
+    if t.schema in (REPORTING_SCHEMA, BOOKKEEPING_SCHEMA)
+    and t not in (dedup_state, dedup_partitions, *STAGED_TABLES)
 )

@@ -3,7 +3,12 @@
 from sqlalchemy import MetaData
 from sqlalchemy.dialects.postgresql import TIMESTAMP
 
-SCHEMAS = ("orders", "analytics")
+# analytics: what analysts query (contract section 5); aggregation: the job's bookkeeping (its
+# ledger, de-duplication set, staging area, late events and each order's latest status), which
+# analysts neither see nor need (migration 0018 moved it out of analytics).
+REPORTING_SCHEMA = "analytics"
+BOOKKEEPING_SCHEMA = "aggregation"
+SCHEMAS = ("orders", REPORTING_SCHEMA, BOOKKEEPING_SCHEMA)
 metadata = MetaData()
 
 # Every timestamp is a timestamptz (an instant), rendered and read as UTC.

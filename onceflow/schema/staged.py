@@ -1,4 +1,4 @@
-"""Schema `analytics`, the job's staging area: where the executors write a micro-batch.
+"""Schema `aggregation`, the job's staging area: where the executors write a micro-batch.
 
 UNLOGGED (no WAL: a crash-restart of Postgres empties it, which the fold detects by counting)
 and keyed by (query id, batch id). It holds a query's batches between staging and their fold;
@@ -22,7 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 
-from onceflow.schema.metadata import TIMESTAMPTZ, metadata
+from onceflow.schema.metadata import BOOKKEEPING_SCHEMA, TIMESTAMPTZ, metadata
 
 staged_records = Table(
     "staged_records",
@@ -51,7 +51,7 @@ staged_records = Table(
     # NULL: a valid event; else why the record is a dead letter.
     Column("error", Text),
     Column("staged_at", TIMESTAMPTZ, nullable=False, server_default=text("now()")),
-    schema="analytics",
+    schema=BOOKKEEPING_SCHEMA,
     prefixes=["UNLOGGED"],
 )
 Index(

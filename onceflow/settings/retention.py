@@ -33,7 +33,7 @@ class RetentionSettings(BaseSettings):
         default=timedelta(minutes=10), gt=timedelta(0), le=timedelta(minutes=15)
     )
     maintenance_batch_rows: int = Field(default=5000, ge=1)
-    # Rows in the job's staging area (analytics.staged_records) older than this are deleted:
+    # Rows in the job's staging area (aggregation.staged_records) older than this are deleted:
     # batches of a query that no longer runs (a discarded checkpoint, a finished backfill). A
     # running query deletes its own at every fold; this must exceed any batch's staging-to-fold
     # time (deleting a batch in flight fails it, and Spark re-runs it).

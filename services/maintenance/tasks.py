@@ -103,14 +103,14 @@ class RollDedup:
         """Forget the ids of the partitions past the window; return how many were forgotten."""
         del batch  # partitions are dropped whole: forgetting is never a DELETE
         width = windows.dedup_partition
-        conn.execute("SELECT analytics.dedup_set_width(%s)", (width,))
+        conn.execute("SELECT aggregation.dedup_set_width(%s)", (width,))
         conn.execute(
-            "SELECT analytics.dedup_cover(ARRAY(SELECT generate_series("
-            "analytics.dedup_bucket(now()), now() + 2 * %(w)s::interval, %(w)s::interval)))",
+            "SELECT aggregation.dedup_cover(ARRAY(SELECT generate_series("
+            "aggregation.dedup_bucket(now()), now() + 2 * %(w)s::interval, %(w)s::interval)))",
             {"w": width},
         )
         row = conn.execute(
-            "SELECT coalesce(sum(ids), 0) FROM analytics.dedup_forget(now() - %s::interval)",
+            "SELECT coalesce(sum(ids), 0) FROM aggregation.dedup_forget(now() - %s::interval)",
             (windows.dedup,),
         ).fetchone()
         return int(row[0]) if row else 0

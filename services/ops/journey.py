@@ -1,16 +1,17 @@
 """One order's journey through the pipeline, hop by hop (contract section 6), as a query.
 
 API commit (orders.orders) -> each event's Kafka record (partition, offset, timestamp) -> the
-micro-batch that counted it (analytics.applied_events + applied_batches, written in the batch's
+micro-batch that counted it (aggregation.applied_events + applied_batches, written in the batch's
 own transaction) -> its notification (produced when the notifications group's committed offset
 on that partition is past the event's offset: the processor commits input offsets in the same
 Kafka transaction as the notifications).
 
-Journeys live as long as the de-duplication window (analytics.applied_events forgets older
+Journeys live as long as the de-duplication window (aggregation.applied_events forgets older
 events; the ledger of batches is pruned sooner, so an old event's batch may lack committed_at).
-Reads use the least-privileged roles that can: `app` for orders.orders (in a read-only
-transaction), `analyst` for analytics.*, and the notifications group's offsets are only read
-(the consumer never subscribes, so it never joins the group).
+Reads use the least-privileged roles that can: `app` for orders.orders and `spark` for the job's
+bookkeeping in schema aggregation (each in a read-only transaction: analysts cannot see that
+schema), and the notifications group's offsets are only read (the consumer never subscribes, so
+it never joins the group).
 """
 
 import json
@@ -174,7 +175,8 @@ def _order_row(settings: Settings, order_id: str) -> tuple[Any, ...] | None:
 
 
 def _event_rows(settings: Settings, order_id: str) -> list[tuple[Any, ...]]:
-    with psycopg.connect(settings.dsn("analyst")) as conn:
+    with psycopg.connect(settings.dsn("spark")) as conn:
+        conn.read_only = True
         return conn.execute(EVENTS_QUERY, (order_id,)).fetchall()
 
 

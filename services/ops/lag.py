@@ -21,12 +21,12 @@ from services.ops.replay import QUERY_ID as REPLAY_QUERY_ID
 
 SLOT_QUERY = (Path(__file__).parent / "sql" / "slot.sql").read_text()
 APPLIED_QUERY = (
-    "SELECT key::int, max((value ->> 'last')::bigint) FROM analytics.applied_batches, "
+    "SELECT key::int, max((value ->> 'last')::bigint) FROM aggregation.applied_batches, "
     "jsonb_each(offsets) WHERE topic = %s GROUP BY key"
 )
 # The job's batches: a dead letter's replay (query `replay`) says nothing of the job's progress.
 LAST_BATCH_QUERY = (
-    "SELECT max(committed_at), count(*) FROM analytics.applied_batches"
+    "SELECT max(committed_at), count(*) FROM aggregation.applied_batches"
     f" WHERE topic = %s AND query_id <> '{REPLAY_QUERY_ID}'"
 )
 
@@ -83,14 +83,17 @@ def slot_lag(*, settings: Settings) -> SlotLag | None:
 
 
 def applied_offsets(*, settings: Settings) -> dict[int, int]:
-    """Per partition, the last offset of the topic the job's ledger applied."""
-    with psycopg.connect(settings.dsn("analyst")) as conn:
+    """Per partition, the last offset of the topic the job's ledger applied (the ledger is in
+    schema aggregation, which only the job's role sees: read-only here)."""
+    with psycopg.connect(settings.dsn("spark")) as conn:
+        conn.read_only = True
         return dict(conn.execute(APPLIED_QUERY, (settings.topic,)).fetchall())
 
 
 def last_batch(*, settings: Settings) -> tuple[datetime | None, int]:
     """When the job's newest batch of the topic committed (the ledger) and how many it holds."""
-    with psycopg.connect(settings.dsn("analyst")) as conn:
+    with psycopg.connect(settings.dsn("spark")) as conn:
+        conn.read_only = True
         row = conn.execute(LAST_BATCH_QUERY, (settings.topic,)).fetchone()
     return (None, 0) if row is None else (row[0], int(row[1]))
 

@@ -1,5 +1,5 @@
 """Replay an aggregation dead letter, as it is or corrected, through the job's own fold: ONE
-Postgres transaction, as the job's role, serialised with the job by analytics.lock_writers().
+Postgres transaction, as the job's role, serialised with the job by aggregation.lock_writers().
 
 The record must first be a valid v1 event (onceflow.events.parse, the one definition). Then, in
 the transaction: an event id already in the de-duplication set changes nothing (replaying twice
@@ -35,17 +35,17 @@ LOCKED = (
     " WHERE topic = %s AND kafka_partition = %s AND kafka_offset = %s FOR UPDATE"
 )
 NEXT_BATCH = (
-    "SELECT coalesce(max(batch_id), -1) + 1 FROM analytics.applied_batches WHERE query_id = %s"
+    "SELECT coalesce(max(batch_id), -1) + 1 FROM aggregation.applied_batches WHERE query_id = %s"
 )
 # Whether the de-duplication set holds the event id, and with which content (the job looks an
 # id up alone: spark_jobs/aggregation/sql/counted.sql; NULL fingerprint: content unknown).
 COUNTED = (
-    "SELECT query_id, batch_id, fingerprint FROM analytics.applied_events"
+    "SELECT query_id, batch_id, fingerprint FROM aggregation.applied_events"
     " WHERE event_id = %s ORDER BY fingerprint IS NULL LIMIT 1"
 )
 # Whether the event occurred before the horizon (forgotten_before may be -infinity).
 BEFORE_HORIZON = (
-    "SELECT %s::timestamptz < forgotten_before, forgotten_before::text FROM analytics.dedup_state"
+    "SELECT %s::timestamptz < forgotten_before, forgotten_before::text FROM aggregation.dedup_state"
 )
 STAGE = (
     f"INSERT INTO {staging.AREA} ({', '.join((*staging.KEY, *staging.COLUMNS))})"
@@ -161,7 +161,7 @@ def replay(
     stored ones when given); DeadLetterError when it is unknown or not a valid v1 event."""
     topic = position.topic or settings.topic
     with _connect(settings) as conn, conn.transaction(), conn.cursor() as cur:
-        cur.execute("SELECT analytics.lock_writers()")
+        cur.execute("SELECT aggregation.lock_writers()")
         cur.execute(LOCKED, (topic, position.partition, position.offset))
         stored = cur.fetchone()
         ident = f"aggregation:{topic}:{position.partition}:{position.offset}"

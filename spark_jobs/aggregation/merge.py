@@ -4,18 +4,18 @@ The batch is in the session's temp tables (created by `prepare`, filled from the
 unstage.load): t_events (one row per valid record, with the items of OrderPlaced/OrderCancelled
 as a jsonb array, and its content fingerprint), t_dead (dead letters). Then:
 1. t_new = the first record of each event id in the batch, minus the events an earlier batch
-   counted (analytics.applied_events, partitioned by occurred_at, looked up by event id). A
+   counted (aggregation.applied_events, partitioned by occurred_at, looked up by event id). A
    record whose event id was counted with another content fingerprint (by an earlier batch, else
    by its first record in this batch) is a conflicting duplicate: a dead letter "event id reused
    with different content" (its raw key and value read again by `raw_records`), not an event;
    an unknown fingerprint (ids remembered before migration 0012) claims no conflict. Events
    older than the horizon (ids that may be forgotten) are counted and traced in
-   analytics.late_events; the others' ids are remembered, each with its journey (order id,
+   aggregation.late_events; the others' ids are remembered, each with its journey (order id,
    type, Kafka position and timestamp, and this batch's (query id, batch id)) and fingerprint.
 2. t_products = the batch's items per day, SKU and currency (sql/products.sql); t_refunds =
    the refunds the batch completes: a cancellation of a paid order is counted once, by the
    batch after which both its OrderCancelled and an OrderPaid are counted (in the batch, or
-   before it: analytics.order_state.paid / cancelled_at), whatever order they arrive in, on the
+   before it: aggregation.order_state.paid / cancelled_at), whatever order they arrive in, on the
    cancellation's day (sql/refunds.sql).
 3. Every table gets the per-key aggregate of t_new, t_refunds or t_products, added with
    INSERT ... SELECT ... ON CONFLICT DO UPDATE (sums add, first/last take min/max, an order's
@@ -115,7 +115,7 @@ def _new_events(cur: Cursor, topic: str, query_id: str, batch_id: int) -> tuple[
     cur.execute(sql("trace_late"), {"topic": topic})
     late = cur.rowcount
     cur.execute(sql("cover_partitions"))
-    # The INSERT into analytics.applied_events, with each event's journey.
+    # The INSERT into aggregation.applied_events, with each event's journey.
     cur.execute(sql("remember"), {"query_id": query_id, "batch_id": batch_id})
     remembered = cur.rowcount
     return remembered + late, late

@@ -44,7 +44,7 @@ class Progress:
         if r.late_events:
             log.warning(
                 "batch %d: %d events occurred before the de-duplication horizon; counted and "
-                "recorded in analytics.late_events",
+                "recorded in aggregation.late_events",
                 r.batch_id,
                 r.late_events,
             )

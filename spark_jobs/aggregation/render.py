@@ -1,5 +1,5 @@
 """One micro-batch as the staging area's rows (pure DataFrame -> DataFrame): raw Kafka rows in,
-one row per record out, with the columns of analytics.staged_records (staging.KEY, then
+one row per record out, with the columns of aggregation.staged_records (staging.KEY, then
 staging.COLUMNS).
 
 A valid record fills the event's columns (staging.EVENTS) and leaves the dead letter's empty; a

@@ -1,5 +1,5 @@
 """Staging a batch from the driver, when the executors' staging (stage.py) was refused for a data
-reason: a value analytics.staged_records refuses that the checks let through (sink.py).
+reason: a value aggregation.staged_records refuses that the checks let through (sink.py).
 
 The batch's rows (render.staged_rows) come to the driver as text, partition by partition;
 Postgres types each value by its column, as it does for the executors' JDBC writer

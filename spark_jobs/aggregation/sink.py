@@ -1,13 +1,13 @@
 """The foreachBatch sink: one micro-batch -> one PostgreSQL transaction, exactly once.
 
 Per micro-batch:
-1. Skip it if the ledger (analytics.applied_batches) already holds (query id, batch id): after
+1. Skip it if the ledger (aggregation.applied_batches) already holds (query id, batch id): after
    a crash Spark re-runs the last planned batch, which may already be committed in Postgres.
 2. Stage it, in ONE Spark job: the executors parse and validate the records (render.py) and
-   write their partitions in parallel into the staging area, analytics.staged_records keyed by
+   write their partitions in parallel into the staging area, aggregation.staged_records keyed by
    (query id, batch id), with Spark's JDBC writer (stage.py). The driver first deletes what an
    earlier attempt of the batch staged, and receives only the counts of what was written.
-3. Fold it in ONE Postgres transaction, serialised by analytics.lock_writers() (so two writers
+3. Fold it in ONE Postgres transaction, serialised by aggregation.lock_writers() (so two writers
    can neither deadlock nor double count): re-check the ledger, move the staged rows into temp
    tables, each Kafka position once, and check they are exactly what the executors wrote
    (unstage.py; a mismatch, e.g. the UNLOGGED staging area emptied by a Postgres crash-restart,
@@ -60,7 +60,7 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 # How the fold's transaction applies the loaded batch: (connection, cursor, query id, batch id).
 Folder = Callable[[Conn, merge.Cursor, str, int], merge.Merged]
 
-LEDGER_HAS = "SELECT 1 FROM analytics.applied_batches WHERE query_id = %s AND batch_id = %s"
+LEDGER_HAS = "SELECT 1 FROM aggregation.applied_batches WHERE query_id = %s AND batch_id = %s"
 FRESHNESS_OF = "SELECT last_event_at FROM analytics.freshness WHERE stream = %s"
 
 
@@ -282,7 +282,7 @@ class PostgresSink:
         query_id = self.query_id()
         started = time.monotonic()
         with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            cur.execute("SELECT analytics.lock_writers()")
+            cur.execute("SELECT aggregation.lock_writers()")
             cur.execute(LEDGER_HAS, (query_id, batch_id))
             if cur.fetchone() is not None:  # applied by another writer meanwhile
                 unstage.release(cur, query_id, batch_id)

@@ -17,7 +17,7 @@ import psycopg
 DATA_CLASSES = frozenset({"22", "23"})
 # Of class 23, not a record's fault: the fold adds to every reporting table with ON CONFLICT, so
 # a unique or exclusion violation can only be on the job's bookkeeping keys (the ledger, the
-# de-duplication set), written under analytics.lock_writers(): a writer's bug, never data.
+# de-duplication set), written under aggregation.lock_writers(): a writer's bug, never data.
 NOT_THE_DATA = frozenset({"23505", "23P01"})
 # Causes and next exceptions followed in a Java chain (it may be long, never unbounded).
 MAX_CHAIN = 32

@@ -1,5 +1,5 @@
 """The executors write a micro-batch into the staging area in parallel (render.staged_rows ->
-analytics.staged_records) with Spark's JDBC writer: each Spark task opens its own connection and
+aggregation.staged_records) with Spark's JDBC writer: each Spark task opens its own connection and
 writes its partition in one transaction. No Python runs on the executors, and the driver
 receives only two counts, observed in the same Spark job, that the fold checks the staging area
 against (unstage.py).

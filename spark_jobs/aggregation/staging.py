@@ -1,7 +1,7 @@
 """What one micro-batch stages in Postgres, defined once: the columns of each temp table, and
 the staging area's columns and statements, all derive from it.
 
-A batch goes through two places in Postgres: the staging area (analytics.staged_records,
+A batch goes through two places in Postgres: the staging area (aggregation.staged_records,
 UNLOGGED, keyed by (query id, batch id); the executors write their partitions there in parallel
 with Spark's JDBC writer, stage.py) and, inside the fold's transaction, the session's temp tables
 (unstage.py moves the batch there, merge.py folds it). Each staged row is one Kafka record: a
@@ -15,7 +15,7 @@ table) against ~0.2 s for the GROUP BYs in Postgres.
 
 from dataclasses import dataclass
 
-AREA = "analytics.staged_records"
+AREA = "aggregation.staged_records"
 # The staging area's key, before the records' columns (onceflow/schema/staged.py).
 KEY = ("query_id", "batch_id")
 # A record is one Kafka position: a retried Spark task may have staged its rows twice.

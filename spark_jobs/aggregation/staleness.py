@@ -15,7 +15,7 @@ from spark_jobs.aggregation.sink import query_id_of
 
 LAST_COMMIT = (
     "SELECT extract(epoch FROM max(committed_at))::float8"
-    " FROM analytics.applied_batches WHERE query_id = %s"
+    " FROM aggregation.applied_batches WHERE query_id = %s"
 )
 
 

@@ -37,10 +37,10 @@ def snapshot(conn: analytics.Conn) -> Snapshot:
         "SELECT coalesce(sum(events_applied), 0) FROM analytics.freshness"
     ).fetchone() or (0,)
     batches = conn.execute(
-        "SELECT query_id, max(batch_id) FROM analytics.applied_batches GROUP BY query_id"
+        "SELECT query_id, max(batch_id) FROM aggregation.applied_batches GROUP BY query_id"
     )
-    late = conn.execute("SELECT kafka_partition, kafka_offset FROM analytics.late_events")
-    of_states = conn.execute("SELECT status, count(*) FROM analytics.order_state GROUP BY status")
+    late = conn.execute("SELECT kafka_partition, kafka_offset FROM aggregation.late_events")
+    of_states = conn.execute("SELECT status, count(*) FROM aggregation.order_state GROUP BY status")
     return Snapshot(
         daily=analytics.daily_sales(conn),
         events_applied=int(applied),
@@ -55,7 +55,7 @@ def counted_since(conn: analytics.Conn, since: dict[str, int]) -> list[Counted]:
     """Every event the de-duplication set gained after the batches of `since`."""
     rows = conn.execute(
         "SELECT event_id::text, order_id, event_type, kafka_partition, kafka_offset"
-        " FROM analytics.applied_events"
+        " FROM aggregation.applied_events"
         " WHERE batch_id > coalesce((%s::jsonb ->> query_id)::bigint, -1)",
         (json.dumps(since),),
     )
@@ -65,7 +65,7 @@ def counted_since(conn: analytics.Conn, since: dict[str, int]) -> list[Counted]:
 def remembered(conn: analytics.Conn, event_ids: list[str]) -> Counter[str]:
     """How often each of these event ids is in the de-duplication set (at most once)."""
     rows = conn.execute(
-        "SELECT event_id::text, count(*) FROM analytics.applied_events"
+        "SELECT event_id::text, count(*) FROM aggregation.applied_events"
         " WHERE event_id = ANY(%s::uuid[]) GROUP BY event_id",
         (event_ids,),
     )
@@ -74,6 +74,7 @@ def remembered(conn: analytics.Conn, event_ids: list[str]) -> Counter[str]:
 
 def order_states(conn: analytics.Conn, order_ids: list[str]) -> dict[str, str]:
     rows = conn.execute(
-        "SELECT order_id, status FROM analytics.order_state WHERE order_id = ANY(%s)", (order_ids,)
+        "SELECT order_id, status FROM aggregation.order_state WHERE order_id = ANY(%s)",
+        (order_ids,),
     )
     return dict(rows.fetchall())

@@ -292,7 +292,7 @@ def test_a_job_crash_looping_on_one_batch_alerts_and_stays_stale_with_and_withou
     finally:
         assert job.stop() == 0
     ((committed,),) = scratch.query(
-        "SELECT extract(epoch FROM max(committed_at))::float8 FROM analytics.applied_batches"
+        "SELECT extract(epoch FROM max(committed_at))::float8 FROM aggregation.applied_batches"
     )
     produce(scratch.bootstrap, scratch.topic, [e.record() for e in _events(32, 10)])
     loop = CrashLoop(scratch, fault="crash_before_write")  # dies in each life's first batch

@@ -123,7 +123,7 @@ CHECKS: dict[str, Check] = {
         busy=MAINTENANCE_BUSY,
     ),
     "psql postgresql://analyst:analyst@127.0.0.1:5432/shop -c "
-    "'SELECT max(committed_at) FROM analytics.applied_batches'": Check(
+    "'SELECT max(committed_at) FROM aggregation.applied_batches'": Check(
         r"^\s+max\s*$[\s\S]*\(1 row\)"
     ),
     f'{MONITOR} "SELECT pid, state, wait_event_type, wait_event, now() - xact_start AS '

@@ -52,11 +52,8 @@ def record_at(settings: Settings, partition: int, offset: int) -> dict[str, Any]
 def test_trace_follows_an_order_through_every_hop(
     api: httpx.Client, settings: Settings, analyst: psycopg.Connection[tuple[object, ...]]
 ) -> None:
-    journeys = analyst.execute(
-        "SELECT 1 FROM information_schema.columns WHERE table_schema = 'analytics'"
-        " AND table_name = 'applied_events' AND column_name = 'order_id'"
-    ).fetchone()
-    assert journeys, "the stack's database lacks migration 0009 (journeys): `make up` this code"
+    moved = analyst.execute("SELECT to_regnamespace('aggregation') IS NOT NULL").fetchone()
+    assert moved == (True,), "the stack's database lacks migration 0018: `make up` this code"
     items = [{"sku": "TRACE-1", "quantity": 2, "unit_price_cents": 150}]
     placed = place(api, f"trace-{uuid.uuid4().hex[:12]}", "EUR", items)
     paid = act(api, placed["id"], "pay")
@@ -96,7 +93,7 @@ def test_trace_follows_an_order_through_every_hop(
         assert hop.batch.committed_at is not None
         assert hop.batch.committed_at >= hop.occurred_at
         ledger = analyst.execute(
-            "SELECT offsets -> %s FROM analytics.applied_batches "
+            "SELECT offsets -> %s FROM aggregation.applied_batches "
             "WHERE query_id = %s AND batch_id = %s",
             (str(hop.kafka_partition), hop.batch.query_id, hop.batch.batch_id),
         ).fetchone()

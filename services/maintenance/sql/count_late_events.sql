@@ -1,1 +1,1 @@
-SELECT count(*) FROM analytics.late_events WHERE counted_at < now() - %(keep)s::interval
+SELECT count(*) FROM aggregation.late_events WHERE counted_at < now() - %(keep)s::interval

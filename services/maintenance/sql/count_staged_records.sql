@@ -1,1 +1,1 @@
-SELECT count(*) FROM analytics.staged_records WHERE staged_at < now() - %(keep)s::interval
+SELECT count(*) FROM aggregation.staged_records WHERE staged_at < now() - %(keep)s::interval

@@ -1,6 +1,6 @@
 -- One batch of late-event traces older than the window.
-DELETE FROM analytics.late_events
+DELETE FROM aggregation.late_events
 WHERE ctid = ANY (ARRAY(
-    SELECT ctid FROM analytics.late_events
+    SELECT ctid FROM aggregation.late_events
     WHERE counted_at < now() - %(keep)s::interval
     LIMIT %(batch)s))

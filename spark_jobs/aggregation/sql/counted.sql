@@ -3,5 +3,5 @@
 -- Looked up by event id alone: a copy with another occurred_at is the same event id.
 INSERT INTO t_counted
 SELECT n.event_id, array_remove(array_agg(a.fingerprint), NULL), bool_or(a.fingerprint IS NULL)
-FROM t_new n JOIN analytics.applied_events a ON a.event_id = n.event_id
+FROM t_new n JOIN aggregation.applied_events a ON a.event_id = n.event_id
 GROUP BY n.event_id

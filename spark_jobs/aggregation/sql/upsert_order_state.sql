@@ -1,6 +1,6 @@
 -- An order's status moves only to a later event (status_rank orders events of one instant);
 -- whether it was paid, and when it was cancelled, are kept once counted (sql/refunds.sql).
-INSERT INTO analytics.order_state AS o (order_id, status, status_rank, last_event_at, paid,
+INSERT INTO aggregation.order_state AS o (order_id, status, status_rank, last_event_at, paid,
     cancelled_at)
 SELECT DISTINCT ON (order_id) order_id, status, status_rank, occurred_at,
     bool_or(event_type = 'OrderPaid') OVER w,

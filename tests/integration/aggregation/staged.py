@@ -1,4 +1,4 @@
-"""A batch staged the way the executors stage it, without Spark: rows of analytics.staged_records
+"""A batch staged the way the executors stage it, without Spark: rows of aggregation.staged_records
 (column -> value; a column a row leaves out is NULL) inserted under the job's role, and the
 counts the executors report for them (staging.Counts)."""
 

@@ -68,7 +68,7 @@ def test_an_event_id_reused_with_other_content_is_a_dead_letter(pipeline: Pipeli
         produced = len(events) + 3 + len(in_batch) + len(later)
         wait_for(
             lambda: (
-                pipeline.query("SELECT sum(records) FROM analytics.applied_batches")
+                pipeline.query("SELECT sum(records) FROM aggregation.applied_batches")
                 == [(produced,)]
             ),
             what=f"{produced} records in the ledger",
@@ -83,11 +83,11 @@ def test_an_event_id_reused_with_other_content_is_a_dead_letter(pipeline: Pipeli
     )
     ledger = pipeline.query(
         "SELECT sum(events_new), sum(duplicates), sum(dead_letters), sum(records)"
-        " FROM analytics.applied_batches"
+        " FROM aggregation.applied_batches"
     )
     conflicts = len(in_batch) + len(later)
     assert ledger == [(len(events), 3, conflicts, len(events) + 3 + conflicts)]
     fingerprints = pipeline.query(
-        "SELECT count(*), count(fingerprint) FROM analytics.applied_events"
+        "SELECT count(*), count(fingerprint) FROM aggregation.applied_events"
     )
     assert fingerprints == [(len(events), len(events))]

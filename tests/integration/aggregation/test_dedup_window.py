@@ -48,13 +48,13 @@ def test_a_window_of_minutes_forgets_old_ids_and_still_drops_recent_duplicates(
     try:
         pipeline.wait_applied(len(events), 0, job)
         assert _roll(pipeline) == len(old)
-        ids = pipeline.query("SELECT event_id::text FROM analytics.applied_events")
+        ids = pipeline.query("SELECT event_id::text FROM aggregation.applied_events")
         remembered = {r[0] for r in ids}
         assert remembered == {e.event_id for e in recent}
-        horizon = pipeline.query("SELECT forgotten_before FROM analytics.dedup_state")[0][0]
+        horizon = pipeline.query("SELECT forgotten_before FROM aggregation.dedup_state")[0][0]
         assert max(e.occurred_at for e in old) < horizon <= datetime.now(UTC) - WINDOWS.dedup
         stale = pipeline.query(
-            "SELECT count(*) FROM analytics.dedup_partitions "
+            "SELECT count(*) FROM aggregation.dedup_partitions "
             "WHERE upper_bound <= now() - interval '5 minutes'"
         )
         assert stale == [(0,)]
@@ -66,10 +66,10 @@ def test_a_window_of_minutes_forgets_old_ids_and_still_drops_recent_duplicates(
         assert job.stop() == 0
     # The recent duplicate was dropped; the forgotten one was counted again, and traced.
     assert_exact(pipeline, [*events, _twin(old[0])])
-    late = pipeline.query("SELECT event_id::text FROM analytics.late_events")
+    late = pipeline.query("SELECT event_id::text FROM aggregation.late_events")
     assert late == [(old[0].event_id,)]
     ledger = pipeline.query(
-        "SELECT sum(duplicates), sum(late_events) FROM analytics.applied_batches"
+        "SELECT sum(duplicates), sum(late_events) FROM aggregation.applied_batches"
     )
     assert ledger == [(1, 1)]
 

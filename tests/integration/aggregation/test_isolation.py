@@ -35,7 +35,7 @@ pytestmark = pytest.mark.integration
 POISON = "c-poison"
 CONSTRAINT = "test_only_refuses_poison"
 # Where the database refuses the record: the fold's upsert, or the executors' staging INSERT.
-PLACES = {"fold": "analytics.customer_sales", "staging": "analytics.staged_records"}
+PLACES = {"fold": "analytics.customer_sales", "staging": "aggregation.staged_records"}
 ISOLATING = {"fold": "folding it piece by piece", "staging": "staging the batch from the driver"}
 
 
@@ -120,7 +120,7 @@ def test_the_sink_dead_letters_what_the_database_refuses_and_folds_the_rest_once
     assert_dead_letter(dead[0], poison)
     assert scratch.count("dead_letters") == len(BAD) + 1
     ledger = scratch.query(
-        "SELECT batch_id, records, events_new, dead_letters FROM analytics.applied_batches"
+        "SELECT batch_id, records, events_new, dead_letters FROM aggregation.applied_batches"
     )
     assert ledger == [(0, result.records, len(EVENTS), len(BAD) + 1)]
     assert scratch.count("staged_records") == 0
@@ -169,13 +169,13 @@ def assert_isolated(pipeline: Pipeline, events: Sequence[Event], poison: Event) 
     assert_dead_letter(dead[0], poison)
     ledger = pipeline.query(
         "SELECT count(*), sum(records), sum(events_new), sum(duplicates), sum(dead_letters)"
-        " FROM analytics.applied_batches"
+        " FROM aggregation.applied_batches"
     )
     batches, *totals = ledger[0]
     assert totals == [len(events) + 1, len(events), 0, 1]
     # The rest of the poison's batch was applied with it, in its transaction.
     refused_in = pipeline.query(
-        "SELECT events_new FROM analytics.applied_batches WHERE dead_letters > 0"
+        "SELECT events_new FROM aggregation.applied_batches WHERE dead_letters > 0"
     )
     assert len(refused_in) == 1
     assert refused_in[0][0] > 0
@@ -209,7 +209,7 @@ def test_a_crash_while_isolating_leaves_every_event_counted_once_after_the_resta
     job = pipeline.start(fault="crash_mid_isolation")
     assert job.wait() == 137, job.output()[-3000:]
     assert "fault injection: crash_mid_isolation" in job.output()
-    assert pipeline.query("SELECT count(*) FROM analytics.applied_batches") == [(0,)]
+    assert pipeline.query("SELECT count(*) FROM aggregation.applied_batches") == [(0,)]
     assert pipeline.query("SELECT count(*) FROM analytics.dead_letters") == [(0,)]
 
     job = pipeline.start()

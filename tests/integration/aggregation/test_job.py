@@ -71,7 +71,7 @@ def test_crash_after_postgres_commit_then_restart_is_exact(pipeline: Pipeline) -
 
     job = pipeline.start(fault="crash_after_commit")
     assert job.wait() == 137, job.output()[-3000:]
-    assert pipeline.query("SELECT count(*) FROM analytics.applied_batches")[0][0] == 1
+    assert pipeline.query("SELECT count(*) FROM aggregation.applied_batches")[0][0] == 1
     assert_exact(pipeline, events)  # committed in Postgres, not in Spark
 
     job = pipeline.start()
@@ -82,7 +82,7 @@ def test_crash_after_postgres_commit_then_restart_is_exact(pipeline: Pipeline) -
         assert_exact(pipeline, events)
     finally:
         assert job.stop() == 0
-    ledger = pipeline.query("SELECT duplicates, offsets FROM analytics.applied_batches")
+    ledger = pipeline.query("SELECT duplicates, offsets FROM aggregation.applied_batches")
     assert sum(r[0] for r in ledger) == len(dupes)
 
 
@@ -114,7 +114,7 @@ def test_crash_mid_write_leaves_nothing_and_the_rerun_counts_each_event_once(
     finally:
         assert job.stop() == 0
     ledger = pipeline.query(
-        "SELECT sum(events_new), sum(duplicates) FROM analytics.applied_batches"
+        "SELECT sum(events_new), sum(duplicates) FROM aggregation.applied_batches"
     )
     assert ledger == [(len(produced), len(again))]
     dead = pipeline.query("SELECT key, value, error FROM analytics.dead_letters")
@@ -183,10 +183,10 @@ def test_backfill_into_empty_tables_equals_streaming(pipeline: Pipeline) -> None
         same = {
             "dead_letters": "SELECT topic, kafka_partition, kafka_offset, key, value, error"
             " FROM analytics.dead_letters ORDER BY 1, 2, 3",
-            "order_state": "SELECT * FROM analytics.order_state ORDER BY order_id",
+            "order_state": "SELECT * FROM aggregation.order_state ORDER BY order_id",
             # Every column but the batch that applied the event (query_id, batch_id).
             "applied_events": "SELECT event_id, occurred_at, order_id, event_type,"
-            " kafka_partition, kafka_offset, kafka_timestamp FROM analytics.applied_events"
+            " kafka_partition, kafka_offset, kafka_timestamp FROM aggregation.applied_events"
             " ORDER BY event_id",
         }
         for table, sql in same.items():

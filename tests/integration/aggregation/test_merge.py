@@ -1,6 +1,6 @@
 """merge.py on a freshly migrated database, without Spark: rows staged in the staging area and
 moved into the temp tables (unstage.load) in, what the batch did out. events_new is what the
-batch recorded in analytics.applied_events, and the mid-write
+batch recorded in aggregation.applied_events, and the mid-write
 hook (the crash_mid_write fault point) runs only once an upsert ran in the transaction; each
 remembered event carries its journey (Kafka position and timestamp, order, the batch); a record
 staged twice (a retried Spark task) is folded once."""
@@ -108,7 +108,7 @@ def test_events_new_is_what_the_batch_recorded_in_applied_events(db: Db) -> None
     merged, _ = apply(db, rows)
     assert (merged.records, merged.valid_records, merged.events_new) == (5, 4, 3)
     assert (merged.late_events, merged.dead_letters) == (0, 1)
-    cur.execute("SELECT count(*) FROM analytics.applied_events")
+    cur.execute("SELECT count(*) FROM aggregation.applied_events")
     assert cur.fetchone() == (3,)
 
 
@@ -131,7 +131,7 @@ def test_each_remembered_event_records_its_journey(db: Db) -> None:
     assert merged.newest_event_at == NOW
     cur.execute(
         "SELECT event_id, order_id, event_type, kafka_partition, kafka_offset, kafka_timestamp,"
-        " query_id, batch_id FROM analytics.applied_events ORDER BY kafka_offset"
+        " query_id, batch_id FROM aggregation.applied_events ORDER BY kafka_offset"
     )
     assert cur.fetchall() == [
         (a, f"o-{a}", "OrderPlaced", 0, 7, KAFKA_AT, "q", 41),  # the first copy of a
@@ -150,5 +150,5 @@ def test_a_record_staged_twice_is_folded_once(db: Db) -> None:
     assert cur.fetchall() == [(2, 200)]
     cur.execute("SELECT kafka_offset FROM analytics.dead_letters")
     assert cur.fetchall() == [(2,)]
-    cur.execute("SELECT count(*) FROM analytics.staged_records")
+    cur.execute("SELECT count(*) FROM aggregation.staged_records")
     assert cur.fetchone() == (5,)  # released by the sink, not by merge

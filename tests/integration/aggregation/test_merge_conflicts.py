@@ -67,7 +67,7 @@ def test_a_copy_of_a_counted_id_with_other_content_is_a_dead_letter(db: Db) -> N
     assert (merged.valid_records, merged.events_new) == (2, 1)  # the exact copy: a duplicate
     # No raw_records: the key is the order id (a valid event's key), the value unknown.
     assert dead_letters(db) == [(1, f"o-{a}".encode(), None, REUSED_ID)]
-    db.cur.execute("SELECT event_id, fingerprint FROM analytics.applied_events")
+    db.cur.execute("SELECT event_id, fingerprint FROM aggregation.applied_events")
     assert sorted(db.cur.fetchall()) == sorted([(a, 1), (b, 5)])
 
 
@@ -81,5 +81,5 @@ def test_conflicts_within_a_batch_keep_the_first_copy_and_get_their_raw_bytes(db
         (1, b"key-1", b"value-1", REUSED_ID),
         (3, b"key-3", b"value-3", REUSED_ID),
     ]
-    db.cur.execute("SELECT kafka_offset, fingerprint FROM analytics.applied_events")
+    db.cur.execute("SELECT kafka_offset, fingerprint FROM aggregation.applied_events")
     assert db.cur.fetchall() == [(0, 1)]

@@ -64,7 +64,7 @@ def test_metrics_match_the_ledger_and_journeys_say_where_each_event_went(
         def counted() -> bool:
             ledger[:] = pipeline.query(
                 "SELECT count(*), sum(records), sum(events_new), sum(duplicates),"
-                " sum(dead_letters), sum(late_events) FROM analytics.applied_batches"
+                " sum(dead_letters), sum(late_events) FROM aggregation.applied_batches"
             )[0]
             samples = scrape(pipeline.metrics_port)
             return exported(samples, "records_total") == ledger[1] and all(
@@ -124,7 +124,7 @@ def check_journeys(pipeline: Pipeline, events: list[Any], duplicated: set[str]) 
     batches = {
         (q, b): spans
         for q, b, spans in pipeline.query(
-            "SELECT query_id, batch_id, offsets FROM analytics.applied_batches"
+            "SELECT query_id, batch_id, offsets FROM aggregation.applied_batches"
         )
     }
     for hop in j.events:

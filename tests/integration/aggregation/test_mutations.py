@@ -31,7 +31,9 @@ def test_the_oracles_fail_when_one_event_is_lost_or_duplicated(
 
         def folded() -> bool:
             assert job.proc.poll() is None, f"job exited early:\n{job.output()[-3000:]}"
-            rows = pipeline.query("SELECT coalesce(sum(records), 0) FROM analytics.applied_batches")
+            rows = pipeline.query(
+                "SELECT coalesce(sum(records), 0) FROM aggregation.applied_batches"
+            )
             return bool(rows[0][0] == len(events))
 
         wait_for(folded, what="every record folded", timeout=180)

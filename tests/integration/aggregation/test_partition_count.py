@@ -84,7 +84,7 @@ def test_raising_the_partition_count_while_input_flows(pipeline: Pipeline) -> No
 
         def replays_seen() -> bool:
             ledger = pipeline.query(
-                "SELECT coalesce(sum(duplicates), 0) FROM analytics.applied_batches"
+                "SELECT coalesce(sum(duplicates), 0) FROM aggregation.applied_batches"
             )
             return bool(ledger[0][0] >= len(first))
 
@@ -92,5 +92,5 @@ def test_raising_the_partition_count_while_input_flows(pipeline: Pipeline) -> No
     finally:
         assert job.stop() == 0
     assert_exact(pipeline, events)
-    ledger = pipeline.query("SELECT sum(duplicates) FROM analytics.applied_batches")
+    ledger = pipeline.query("SELECT sum(duplicates) FROM aggregation.applied_batches")
     assert ledger == [(len(first),)]

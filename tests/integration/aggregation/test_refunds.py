@@ -105,7 +105,7 @@ class Scratch:
         batch = next(BATCHES)
         counts = stage_rows(self.dsn, "q", batch, [staged(e, next(self.offsets)) for e in events])
         with psycopg.connect(self.dsn) as conn, conn.cursor() as cur:
-            cur.execute("SELECT analytics.lock_writers()")
+            cur.execute("SELECT aggregation.lock_writers()")
             merge.prepare(cur)
             unstage.load(cur, "q", batch, counts)
             merge.merge(cur, "t", query_id="q", batch_id=batch)

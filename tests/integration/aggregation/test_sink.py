@@ -33,7 +33,7 @@ QUERY = str(uuid.uuid4())
 EVENTS = make_history(60, seed=31, days=2)
 BAD = [Record(b"k", b"not json"), Record(b"k", None)]
 RECORDS = Counts(records=len(EVENTS) + len(BAD), dead_letters=len(BAD))
-OF_BATCH = "FROM analytics.staged_records WHERE query_id = %(q)s AND batch_id = %(b)s"
+OF_BATCH = "FROM aggregation.staged_records WHERE query_id = %(q)s AND batch_id = %(b)s"
 
 
 @dataclass
@@ -67,11 +67,11 @@ class Scratch:
         return [n for (n,) in rows]
 
     def count(self, table: str) -> int:
-        ((n,),) = self.query(f"SELECT count(*) FROM analytics.{table}")
+        ((n,),) = self.query(f"SELECT count(*) FROM {table}")
         return int(n)
 
     def ledger(self) -> list[tuple[Any, ...]]:
-        return self.query("SELECT batch_id FROM analytics.applied_batches ORDER BY 1")
+        return self.query("SELECT batch_id FROM aggregation.applied_batches ORDER BY 1")
 
 
 @pytest.fixture
@@ -142,15 +142,15 @@ def test_a_rerun_batch_replaces_its_staged_rows_and_is_folded_once(
     result = scratch.sink.fold(0, again, spark_seconds=0.0)
     assert (result.events_new, result.dead_letters, result.skipped) == (len(EVENTS), 2, False)
     assert_exact(scratch, EVENTS)
-    assert scratch.count("staged_records") == 0  # released once folded
+    assert scratch.count("aggregation.staged_records") == 0  # released once folded
     # Batch 1 fails after staging; batch 2 (every event again) is folded and releases both.
     scratch.sink.stage_batch(raw(spark, EVENTS, 2), 1)
     assert scratch.staged(1) == RECORDS
     replayed = scratch.sink.apply(raw(spark, EVENTS, 3), 2)
     assert (replayed.events_new, replayed.duplicates) == (0, len(EVENTS))
     assert_exact(scratch, EVENTS)
-    assert scratch.count("staged_records") == 0
-    assert scratch.count("dead_letters") == len(BAD)
+    assert scratch.count("aggregation.staged_records") == 0
+    assert scratch.count("analytics.dead_letters") == len(BAD)
     assert scratch.ledger() == [(0,), (2,)]
 
 
@@ -159,7 +159,7 @@ def test_a_partition_staged_twice_is_folded_once(spark: SparkSession, scratch: S
     # A task attempt that committed and was lost with its executor: its partition is written
     # again by the retry (here, the partition that holds a dead letter, and events).
     again = scratch.query(
-        "INSERT INTO analytics.staged_records SELECT * FROM analytics.staged_records"
+        "INSERT INTO aggregation.staged_records SELECT * FROM aggregation.staged_records"
         f" WHERE xmin::text = (SELECT min(xmin::text) {OF_BATCH} AND error IS NOT NULL)"
         " RETURNING error IS NULL",
         params={"q": QUERY, "b": 0},
@@ -174,9 +174,9 @@ def test_a_partition_staged_twice_is_folded_once(spark: SparkSession, scratch: S
     )
     assert result.dead_letters == len(BAD)
     assert_exact(scratch, EVENTS)
-    assert scratch.count("dead_letters") == len(BAD)
-    assert scratch.count("applied_events") == len(EVENTS)
-    assert scratch.count("staged_records") == 0
+    assert scratch.count("analytics.dead_letters") == len(BAD)
+    assert scratch.count("aggregation.applied_events") == len(EVENTS)
+    assert scratch.count("aggregation.staged_records") == 0
     assert scratch.ledger() == [(0,)]
 
 
@@ -188,7 +188,7 @@ def test_a_staged_batch_with_missing_rows_is_refused(
     before = db_tables(scratch)
     reported = scratch.sink.stage_batch(df, 0)
     deleted = scratch.query(
-        "DELETE FROM analytics.staged_records WHERE ctid = ANY (ARRAY("
+        "DELETE FROM aggregation.staged_records WHERE ctid = ANY (ARRAY("
         f" SELECT ctid {OF_BATCH} AND {kind} LIMIT 1)) RETURNING 1",
         params={"q": QUERY, "b": 0},
     )
@@ -201,7 +201,7 @@ def test_a_staged_batch_with_missing_rows_is_refused(
         assert scratch.count(table) == 0, table
     assert scratch.staged(0).records == reported.records - 1
     # Emptied entirely (a crash-restart of Postgres truncates UNLOGGED tables): refused too.
-    scratch.query("DELETE FROM analytics.staged_records")
+    scratch.query("DELETE FROM aggregation.staged_records")
     with pytest.raises(IncompleteBatchError, match="refused"):
         scratch.sink.fold(0, reported, spark_seconds=0.0)
     assert db_tables(scratch) == before
@@ -210,8 +210,8 @@ def test_a_staged_batch_with_missing_rows_is_refused(
     result = scratch.sink.apply(df, 0)
     assert (result.events_new, result.dead_letters) == (len(EVENTS), len(BAD))
     assert_exact(scratch, EVENTS)
-    assert scratch.count("dead_letters") == len(BAD)
-    assert scratch.count("staged_records") == 0
+    assert scratch.count("analytics.dead_letters") == len(BAD)
+    assert scratch.count("aggregation.staged_records") == 0
     assert scratch.ledger() == [(0,)]
     # And once only: Spark re-running it again after the commit skips it.
     assert scratch.sink.apply(df, 0).skipped

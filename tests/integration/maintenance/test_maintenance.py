@@ -52,7 +52,7 @@ def _run(scratch: Settings, *, dry_run: bool = False) -> dict[str, int]:
 
 def _ledger(owner: Conn, query_id: str, batch_id: int, age: str) -> None:
     owner.execute(
-        "INSERT INTO analytics.applied_batches (query_id, batch_id, topic, offsets, records, "
+        "INSERT INTO aggregation.applied_batches (query_id, batch_id, topic, offsets, records, "
         "events_new, duplicates, dead_letters, committed_at) "
         "VALUES (%s, %s, 't', %s, 0, 0, 0, 0, now() - %s::interval)",
         (query_id, batch_id, json.dumps({}), age),
@@ -92,7 +92,7 @@ def test_the_ledger_keeps_recent_rows_and_each_querys_newest(
     _ledger(owner, other, 0, "30 days")  # old, but its query's newest: a replay needs it
     assert _run(scratch)["ledger"] == 5
     rows = owner.execute(
-        "SELECT query_id = %s, batch_id FROM analytics.applied_batches ORDER BY 1, 2", (query,)
+        "SELECT query_id = %s, batch_id FROM aggregation.applied_batches ORDER BY 1, 2", (query,)
     ).fetchall()
     assert rows == [(False, 0), (True, 5)]
 
@@ -105,16 +105,16 @@ def test_staged_rows_of_queries_that_no_longer_run_go_after_the_window(
     ages = ("7 hours", "7 hours", "7 hours", "5 hours")
     for offset, (age, error) in enumerate(itertools.product(ages, (None, "value is not JSON"))):
         owner.execute(
-            "INSERT INTO analytics.staged_records (query_id, batch_id, kafka_partition,"
+            "INSERT INTO aggregation.staged_records (query_id, batch_id, kafka_partition,"
             " kafka_offset, error, staged_at) VALUES ('gone', %s, 0, %s, %s, now() - %s::interval)",
             (offset // 2, offset, error, age),
         )
     assert _run(scratch, dry_run=True)["staged_records"] == 6
-    assert owner.execute("SELECT count(*) FROM analytics.staged_records").fetchone() == (8,)
+    assert owner.execute("SELECT count(*) FROM aggregation.staged_records").fetchone() == (8,)
     assert _run(scratch)["staged_records"] == 6
-    left = owner.execute("SELECT DISTINCT batch_id FROM analytics.staged_records").fetchall()
+    left = owner.execute("SELECT DISTINCT batch_id FROM aggregation.staged_records").fetchall()
     assert left == [(3,)]
-    owner.execute("DELETE FROM analytics.staged_records")
+    owner.execute("DELETE FROM aggregation.staged_records")
 
 
 def test_only_one_run_at_a_time(scratch: Settings) -> None:
@@ -128,7 +128,7 @@ def test_only_one_run_at_a_time(scratch: Settings) -> None:
 
 def _partitions_ahead(owner: Conn) -> list[tuple[str, timedelta]]:
     return owner.execute(
-        "SELECT name, upper_bound - lower_bound FROM analytics.dedup_partitions "
+        "SELECT name, upper_bound - lower_bound FROM aggregation.dedup_partitions "
         "WHERE lower_bound > now() ORDER BY lower_bound"
     ).fetchall()
 
@@ -142,7 +142,7 @@ def test_a_new_partition_width_replaces_the_empty_partitions_made_ahead(
     holding = ahead[-1][0]  # an id from a clock ahead of ours: its partition must stay
     owner.execute(
         f'INSERT INTO analytics."{holding}" SELECT gen_random_uuid(), lower_bound '
-        "FROM analytics.dedup_partitions WHERE name = %s",
+        "FROM aggregation.dedup_partitions WHERE name = %s",
         (holding,),
     )
     minutes = Windows(
@@ -153,7 +153,7 @@ def test_a_new_partition_width_replaces_the_empty_partitions_made_ahead(
     try:
         run_once(settings=scratch, windows=minutes, batch=10)
         assert _partitions_ahead(owner) == [(holding, timedelta(days=1))]
-        width = owner.execute("SELECT width FROM analytics.dedup_state").fetchone()
+        width = owner.execute("SELECT width FROM aggregation.dedup_state").fetchone()
         assert width == (timedelta(minutes=1),)
     finally:
         run_once(settings=scratch, windows=WINDOWS, batch=10)

@@ -33,7 +33,7 @@ def test_the_monitor_role_is_in_pg_monitor_only(
 
 @pytest.mark.parametrize(
     "table",
-    ["orders.orders", "orders.order_items", "orders.outbox", "analytics.applied_events"],
+    ["orders.orders", "orders.order_items", "orders.outbox", "aggregation.applied_events"],
 )
 def test_the_monitor_role_cannot_read_rows(
     monitor: psycopg.Connection[tuple[object, ...]], table: str

@@ -30,10 +30,10 @@ TXN_REQUESTS = [
 ]
 TABLES = [
     "orders.idempotency_keys",
-    "analytics.applied_events",
-    "analytics.applied_batches",
+    "aggregation.applied_events",
+    "aggregation.applied_batches",
     "analytics.dead_letters",
-    "analytics.late_events",
+    "aggregation.late_events",
 ]
 
 

@@ -99,14 +99,16 @@ class Scratch:
             return conn.execute(sql, params).fetchall()
 
     def snapshot(self) -> dict[str, list[str]]:
-        """Every row of every analytics table (partitions through their parents)."""
+        """Every row of every table of analytics and the job's bookkeeping (partitions through
+        their parents; not the staging area)."""
         tables = self.query(
-            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-            " WHERE n.nspname = 'analytics' AND c.relkind IN ('r', 'p')"
+            "SELECT n.nspname || '.' || c.relname FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname IN ('analytics', 'aggregation') AND c.relkind IN ('r', 'p')"
             " AND NOT c.relispartition AND c.relname <> 'staged_records'"
         )
         return {
-            name: [r[0] for r in self.query(f"SELECT to_jsonb(t)::text FROM analytics.{name} t")]
+            name: [r[0] for r in self.query(f"SELECT to_jsonb(t)::text FROM {name} t")]
             for (name,) in tables
         }
 
@@ -152,14 +154,14 @@ def counted(s: Scratch, e: dict[str, Any]) -> dict[str, Any]:
         "product_sales": s.query(
             "SELECT sku, units_placed, placed_cents FROM analytics.product_sales ORDER BY sku"
         ),
-        "order_state": s.query("SELECT order_id, status FROM analytics.order_state"),
+        "order_state": s.query("SELECT order_id, status FROM aggregation.order_state"),
         "freshness": s.query("SELECT stream, events_applied FROM analytics.freshness"),
         "applied_events": s.query(
             "SELECT event_id::text, query_id, batch_id, kafka_partition, kafka_offset"
-            " FROM analytics.applied_events"
+            " FROM aggregation.applied_events"
         ),
         "ledger": s.query(
-            "SELECT query_id, batch_id, topic, records, events_new FROM analytics.applied_batches"
+            "SELECT query_id, batch_id, topic, records, events_new FROM aggregation.applied_batches"
         ),
     }
 
@@ -219,7 +221,7 @@ def test_a_replay_as_another_event_or_with_other_content_is_refused(scratch: Scr
     key, good = encoded(e)
     ident = scratch.dead_letter(3, key, with_nul(good, e["order"]["customer_id"]), NUL_REASON)
     scratch.ok("replay", ident, "--value-file", scratch.file(good))
-    remembered = scratch.query("SELECT fingerprint FROM analytics.applied_events")
+    remembered = scratch.query("SELECT fingerprint FROM aggregation.applied_events")
     assert remembered == [(fingerprint(e),)]
     # Another record of the same event id, valid, with other content: a conflicting copy.
     other_content = {**e, "occurred_at": "2026-11-21T08:00:00Z"}
@@ -345,7 +347,7 @@ def test_an_event_older_than_the_horizon_is_not_replayed(scratch: Scratch) -> No
     key, good = encoded(e)
     ident = scratch.dead_letter(8, key, good, "some reason")
     with psycopg.connect(scratch.settings.dsn("owner")) as conn:
-        conn.execute("UPDATE analytics.dedup_state SET forgotten_before = '2026-11-23T00:00Z'")
+        conn.execute("UPDATE aggregation.dedup_state SET forgotten_before = '2026-11-23T00:00Z'")
     before = scratch.snapshot()
     said = scratch.refused("replay", ident)
     assert "before the de-duplication horizon" in said

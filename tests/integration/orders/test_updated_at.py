@@ -36,7 +36,7 @@ def test_a_change_in_a_transaction_started_before_the_previous_one_is_later(
     cancelled_at = datetime.fromisoformat(cancelled["updated_at"])
     assert paid_at < cancelled_at
     assert client.get(f"/orders/{order_id}").json() == cancelled
-    # The events downstream orders by (analytics.order_state: "only to a later event").
+    # The events downstream orders by (aggregation.order_state: "only to a later event").
     occurred = {
         row["type"]: datetime.fromisoformat(orjson.loads(row["payload"])["occurred_at"])
         for tx in wal.transactions()

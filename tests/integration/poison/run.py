@@ -163,7 +163,7 @@ def _ledger_covers(pipeline: Pipeline, job: Job, last: dict[int, int]) -> bool:
     """The job is running and its ledger reached the last produced record of each partition."""
     assert job.proc.poll() is None, f"the aggregation job exited ({job.proc.returncode})"
     covered: dict[int, int] = defaultdict(lambda: -1)
-    for (offsets,) in pipeline.query("SELECT offsets FROM analytics.applied_batches"):
+    for (offsets,) in pipeline.query("SELECT offsets FROM aggregation.applied_batches"):
         for partition, span in offsets.items():
             covered[int(partition)] = max(covered[int(partition)], int(span["last"]))
     return all(covered[p] >= offset for p, offset in last.items())
@@ -262,11 +262,13 @@ def collect(results: Results, scratch: Scratch, pipeline: Pipeline) -> None:
         )
     ]
     for event_id, p, o in pipeline.query(
-        "SELECT event_id::text, kafka_partition, kafka_offset FROM analytics.applied_events"
+        "SELECT event_id::text, kafka_partition, kafka_offset FROM aggregation.applied_events"
     ):
         results.applied.setdefault(event_id, []).append((p, o))
     results.tables = db_tables(pipeline)
-    results.order_state = dict(pipeline.query("SELECT order_id, status FROM analytics.order_state"))
+    results.order_state = dict(
+        pipeline.query("SELECT order_id, status FROM aggregation.order_state")
+    )
     notify = scratch.notify
     reader = TopicReader(
         scratch.settings.kafka_bootstrap, [notify.notify_topic, notify.notify_dlq_topic]

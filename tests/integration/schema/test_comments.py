@@ -1,5 +1,6 @@
 """Every reporting relation (contract section 5) and each of its columns has a COMMENT in the
-database (the stack's), the one onceflow/schema gives it."""
+database (the stack's), the one onceflow/schema gives it; schema analytics holds nothing else
+(the job's bookkeeping is in schema aggregation)."""
 
 from typing import Any
 
@@ -40,3 +41,13 @@ def test_every_reporting_relation_and_column_has_the_schemas_comment() -> None:
         missing = sorted(c for c, about in columns.items() if not about)
         assert not missing, f"columns of {relation} without a comment: {missing}"
         assert (comment, columns) == wanted[relation], relation
+
+
+def test_schema_analytics_holds_only_the_reporting_relations() -> None:
+    with psycopg.connect(get_settings().dsn("owner")) as conn:
+        rows = conn.execute(
+            "SELECT oid::regclass::text FROM pg_class"
+            " WHERE relnamespace = 'analytics'::regnamespace"
+            " AND relkind IN ('r', 'p', 'v', 'm', 'f')"
+        ).fetchall()
+    assert {r[0] for r in rows} == set(analytics.REPORTING)

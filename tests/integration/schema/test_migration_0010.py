@@ -1,4 +1,5 @@
-"""Migration 0010 adds the job's staging area (analytics.staged_records) as an UNLOGGED table
+"""Migration 0010 adds the job's staging area (analytics.staged_records, in schema aggregation
+since migration 0018) as an UNLOGGED table
 with its index, that the job's group may only read, insert into and delete from (analysts:
 nothing), and downgrades cleanly (upgrading again restores it all)."""
 
@@ -15,13 +16,14 @@ pytestmark = pytest.mark.integration
 # Every relation of the staging area (tables, indexes, ...): kind and persistence.
 RELATIONS = (
     "SELECT relname, relkind, relpersistence FROM pg_class"
-    " WHERE relnamespace = 'analytics'::regnamespace AND relname LIKE 'staged%' ORDER BY 1"
+    " WHERE relnamespace::regnamespace::text IN ('analytics', 'aggregation')"
+    " AND relname LIKE 'staged%' ORDER BY 1"
 )
 # Who holds what on the staging area, but its owner.
 PRIVILEGES = (
     "SELECT a.grantee::regrole::text, a.privilege_type"
     " FROM pg_class c, aclexplode(c.relacl) a"
-    " WHERE c.oid = to_regclass('analytics.staged_records') AND a.grantee <> c.relowner"
+    " WHERE c.oid = to_regclass('aggregation.staged_records') AND a.grantee <> c.relowner"
     " ORDER BY 1, 2"
 )
 AREA = [("staged_records", "r", "u"), ("staged_records_by_batch", "i", "u")]

@@ -14,6 +14,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from onceflow.schema import analytics
 from tests.integration.aggregation.history import RANK, STATUS, Event, expected_tables, iso
 from tests.integration.aggregation.tables import db_tables, oracle
 from tests.integration.databases import alembic, create_database, drop_database
@@ -207,7 +208,7 @@ def test_the_per_currency_tables_are_recomputed_from_what_the_database_knows(v11
 
 
 def test_order_state_knows_what_was_paid_and_cancelled(v11: Owner) -> None:
-    rows = v11.query("SELECT order_id, paid, cancelled_at FROM analytics.order_state")
+    rows = v11.query("SELECT order_id, paid, cancelled_at FROM aggregation.order_state")
     expected = {
         events[0].order["id"]: (
             any(e.event_type == "OrderPaid" for e in events if e is not FORGOTTEN_PAYMENT[1]),
@@ -216,6 +217,27 @@ def test_order_state_knows_what_was_paid_and_cancelled(v11: Owner) -> None:
         for events in (PLACED, SHIPPED, REFUNDED, FORGOTTEN_PAYMENT, OLD_SHIPPED)
     }
     assert {r[0]: (r[1], r[2]) for r in rows} == expected
+
+
+def test_the_bookkeeping_moved_to_its_schema_with_its_rows(v11: Owner) -> None:
+    # Migration 0018 moves the v1.1 job's bookkeeping (partitions included) in place.
+    where = (
+        "SELECT relnamespace::regnamespace::text, count(*) FROM pg_class"
+        " WHERE relname = 'applied_events' OR relname LIKE 'applied_events\\_%' AND relkind = 'r'"
+        " GROUP BY 1"
+    )
+    partitions = v11.query("SELECT count(*) FROM aggregation.dedup_partitions")[0][0]
+    assert partitions > 0
+    assert v11.query(where) == [("aggregation", 1 + partitions)]
+    assert v11.query("SELECT count(*) FROM aggregation.applied_events") == [(len(JOURNEYS),)]
+    orders = len({e.order["id"] for e in COUNTED})
+    assert v11.query("SELECT count(*) FROM aggregation.order_state") == [(orders,)]
+    old = [t.replace("aggregation.", "analytics.", 1) for t in analytics.BOOKKEEPING]
+    with psycopg.connect(v11.dsn) as conn:
+        left = conn.execute(
+            "SELECT t FROM unnest(%s::text[]) t WHERE to_regclass(t) IS NOT NULL", (old,)
+        )
+        assert left.fetchall() == []
 
 
 def test_alembic_sees_no_drift_after_the_upgrade(v11: Owner) -> None:

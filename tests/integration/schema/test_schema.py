@@ -69,7 +69,7 @@ def test_check_bounds_are_the_contracts(owner: Conn) -> None:
     )
 
 
-@pytest.mark.parametrize("table", ["orders.orders", "analytics.order_state"])
+@pytest.mark.parametrize("table", ["orders.orders", "aggregation.order_state"])
 def test_status_checks_list_the_contracts_statuses(owner: Conn, table: str) -> None:
     listed = set(re.findall(r"'(\w+)'", _check(owner, table, "status")))
     assert listed == set(contract.OrderStatus)
@@ -89,7 +89,7 @@ def test_events_carry_the_schema_version_the_api_passes(owner: Conn) -> None:
 def test_no_login_role_holds_a_table_privilege_directly(owner: Conn, fresh: Settings) -> None:
     direct = owner.execute(
         "SELECT DISTINCT grantee FROM information_schema.role_table_grants "
-        "WHERE table_schema IN ('orders', 'analytics') AND grantee <> current_user"
+        "WHERE table_schema IN ('orders', 'analytics', 'aggregation') AND grantee <> current_user"
     ).fetchall()
     assert {r[0] for r in direct} <= set(GROUPS.values())
 
@@ -113,12 +113,16 @@ def test_no_login_role_holds_a_table_privilege_directly(owner: Conn, fresh: Sett
         ("app", "orders.api_keys", "INSERT", False),
         ("app", "orders.api_keys", "DELETE", False),
         ("analyst", "orders.api_keys", "SELECT", False),
-        ("spark", "analytics.staged_records", "SELECT", True),
-        ("spark", "analytics.staged_records", "INSERT", True),
-        ("spark", "analytics.staged_records", "DELETE", True),
-        ("spark", "analytics.staged_records", "UPDATE", False),
-        ("spark", "analytics.staged_records", "TRUNCATE", False),
-        ("analyst", "analytics.staged_records", "SELECT", False),
+        ("spark", "aggregation.staged_records", "SELECT", True),
+        ("spark", "aggregation.staged_records", "INSERT", True),
+        ("spark", "aggregation.staged_records", "DELETE", True),
+        ("spark", "aggregation.staged_records", "UPDATE", False),
+        ("spark", "aggregation.staged_records", "TRUNCATE", False),
+        ("analyst", "aggregation.staged_records", "SELECT", False),
+        ("spark", "aggregation.applied_events", "INSERT", True),
+        ("spark", "aggregation.order_state", "UPDATE", True),
+        ("analyst", "aggregation.applied_batches", "SELECT", False),
+        ("analyst", "aggregation.order_state", "SELECT", False),
     ],
 )
 def test_each_login_role_gets_least_privilege_through_its_group(

@@ -34,13 +34,13 @@ def test_unstage_moves_each_kafka_position_of_its_kind_once() -> None:
     columns = "topic, kafka_partition, kafka_offset, key, value, error"
     assert staging.DEAD_LETTERS.unstage() == (
         f"INSERT INTO t_dead ({columns}) SELECT DISTINCT ON (kafka_partition, kafka_offset)"
-        f" {columns} FROM analytics.staged_records WHERE query_id = %s AND batch_id = %s"
+        f" {columns} FROM aggregation.staged_records WHERE query_id = %s AND batch_id = %s"
         " AND error IS NOT NULL"
     )
     events = ", ".join(staging.EVENTS.names)
     assert staging.EVENTS.unstage() == (
         f"INSERT INTO t_events ({events}) SELECT DISTINCT ON (kafka_partition, kafka_offset)"
-        f" {events} FROM analytics.staged_records WHERE query_id = %s AND batch_id = %s"
+        f" {events} FROM aggregation.staged_records WHERE query_id = %s AND batch_id = %s"
         " AND error IS NULL"
     )
     assert f"analytics.dead_letters ({columns}) SELECT {columns} FROM t_dead" in (
