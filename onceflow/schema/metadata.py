@@ -8,7 +8,8 @@ from sqlalchemy.dialects.postgresql import TIMESTAMP
 # analysts neither see nor need (migration 0018 moved it out of analytics).
 REPORTING_SCHEMA = "analytics"
 BOOKKEEPING_SCHEMA = "aggregation"
-SCHEMAS = ("orders", REPORTING_SCHEMA, BOOKKEEPING_SCHEMA)
+# Every schema Onceflow owns (alembic compares these with the metadata; reconcile: migration 0017).
+SCHEMAS = ("orders", REPORTING_SCHEMA, BOOKKEEPING_SCHEMA, "reconcile")
 metadata = MetaData()
 
 # Every timestamp is a timestamptz (an instant), rendered and read as UTC.
