@@ -18,6 +18,12 @@ class ApiSettings(BaseSettings):
     api_workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1, le=64)
     api_pool_size: int = Field(default=8, ge=1, le=100)
     api_pool_timeout_s: float = Field(default=5.0, gt=0)
+    # Postgres cut off (packets dropped, nothing refused): a pooled connection whose data stays
+    # unacknowledged this long is abandoned (TCP_USER_TIMEOUT, keepalive probes included, so a
+    # query waiting for its answer is covered too), and a new one that does not open within
+    # the connect timeout is given up: the request answers 503 instead of hanging for the cut.
+    api_pg_tcp_user_timeout_ms: int = Field(default=5000, ge=1000)
+    api_pg_connect_timeout_s: int = Field(default=3, ge=2)
     api_currencies: Annotated[tuple[str, ...], NoDecode] = DEFAULT_CURRENCIES
     api_max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     api_idempotency_wait_ms: int = Field(default=50, ge=1, le=10_000)

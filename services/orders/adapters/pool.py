@@ -18,7 +18,15 @@ def make_pool(settings: Settings, api: ApiSettings) -> Pool:
         min_size=api.api_pool_size,
         max_size=api.api_pool_size,
         timeout=api.api_pool_timeout_s,
-        kwargs={"autocommit": True, "application_name": "onceflow-api"},
+        kwargs={
+            "autocommit": True,
+            "application_name": "onceflow-api",
+            "connect_timeout": api.api_pg_connect_timeout_s,
+            "tcp_user_timeout": api.api_pg_tcp_user_timeout_ms,
+            "keepalives": 1,
+            "keepalives_idle": 1,
+            "keepalives_interval": 1,
+        },
         open=False,
         name="orders",
     )
