@@ -17,6 +17,7 @@ from playwright.sync_api import sync_playwright
 
 from onceflow import paths
 from onceflow.settings import get_observability_settings, get_settings
+from onceflow.settings.ops import get_ops_settings
 from services.dashboard.panels import PANELS
 from stack.waiting import wait_for
 
@@ -54,7 +55,8 @@ def _complete(journey: dict[str, Any]) -> bool:
 
 def _wait_journey(dashboard: str, order_id: str) -> None:
     def arrived() -> bool:
-        answer = httpx.get(f"{dashboard}/api/journey/{order_id}", timeout=20)
+        url = f"{dashboard}/api/journey/{order_id}"
+        answer = httpx.get(url, timeout=20, auth=get_ops_settings().auth())
         return answer.status_code == 200 and _complete(answer.json())
 
     wait_for(arrived, what=f"order {order_id}'s journey at every hop", timeout=WAIT_S, interval=2)
@@ -74,7 +76,9 @@ def take(dashboard: str, out: Path) -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM)
         try:
-            page = browser.new_page(viewport=VIEWPORT, color_scheme="light")
+            ops = get_ops_settings()  # the dashboard asks for the ops credential
+            login = {"username": ops.ops_user, "password": ops.password()}
+            page = browser.new_page(viewport=VIEWPORT, color_scheme="light", http_credentials=login)
             page.goto(f"{dashboard}/#journey={order_id}")
             keys = [panel.key for panel in PANELS]
             page.wait_for_function(READY, arg=keys, timeout=WAIT_S * 1000, polling=1000)

@@ -277,6 +277,19 @@ def ranges(retention: str) -> list[dict[str, Any]]:
     return chosen
 
 
+def offered_queries(retention: str = "7d") -> frozenset[str]:
+    """Every PromQL expression the page may ask the dashboard's proxy for: each panel series'
+    expression with its rate window as the page widens it for each range (`[1m]` to the
+    range's window). The proxy runs these and no other query."""
+    windows = {WINDOW, *(choice["window"] for choice in ranges(retention))}
+    return frozenset(
+        series.expr.replace(f"[{WINDOW}]", f"[{window}]")
+        for panel in PANELS
+        for series in panel.series
+        for window in windows
+    )
+
+
 def page_config(retention: str = "7d") -> dict[str, Any]:
     """Everything the page needs to draw itself; `retention` is Prometheus's."""
     return {

@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from onceflow import paths
 from onceflow.settings import Settings, get_observability_settings
+from onceflow.settings.ops import get_ops_settings
 from services.dashboard.panels import PANELS, ranges
 from services.ops import cli, connect_api
 from stack.waiting import free_port, wait_for
@@ -33,6 +34,8 @@ from tests.integration.dashboard.browser import chromium
 ARTIFACTS = paths.STATE / "artifacts"
 # Rates need two scrapes after the orders, the job a micro-batch, notifications a transaction.
 DRAWN_WITHIN_S = 180
+# The dashboard asks for the ops credential (HTTP Basic); the browser and httpx give it.
+OPS = get_ops_settings()
 ALL_DRAWN = """keys => {
   const s = window.onceflowDashboard;
   return !!s && keys.every(k => s.panels[k] && s.panels[k].points > 0);
@@ -58,7 +61,10 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    context = browser.new_context(
+        viewport={"width": 1600, "height": 1000},
+        http_credentials={"username": OPS.ops_user, "password": OPS.password()},
+    )
     opened = context.new_page()
     yield opened
     context.close()
@@ -147,7 +153,9 @@ def test_an_orders_journey_shows_every_hop(
 
     def arrived() -> bool:
         nonlocal journey
-        answer = httpx.get(f"{dashboard_url}/api/journey/{order['id']}", timeout=20)
+        answer = httpx.get(
+            f"{dashboard_url}/api/journey/{order['id']}", timeout=20, auth=OPS.auth()
+        )
         journey = answer.json() if answer.status_code == 200 else {}
         return bool(journey) and _complete(journey, events=2)
 
@@ -246,7 +254,7 @@ def test_a_paused_connector_reads_paused_in_the_overview_and_the_dashboard(
         page.wait_for_selector(f"{tile}[data-state=paused]", timeout=30_000)
         assert page.locator(f"{tile} .state").inner_text() == "paused"
         assert page.locator(tile).get_attribute("data-calm") == "false"
-        served = httpx.get(f"{dashboard_url}/api/overview", timeout=30).json()
+        served = httpx.get(f"{dashboard_url}/api/overview", timeout=30, auth=OPS.auth()).json()
         assert {t["hop"]: t["state"] for t in served["tiles"]}["connector"] == "paused"
         in_cli = _cli_connector()
         assert in_cli["connector"]["state"] == "PAUSED"
@@ -257,7 +265,7 @@ def test_a_paused_connector_reads_paused_in_the_overview_and_the_dashboard(
         assert re.fullmatch(r"pending for \d+ s", since), since  # not "for over 15 minutes"
         link = page.locator(f"{card} a.runbook").get_attribute("href")
         assert link == "/docs/operations.md#connectorpausedtoolong"
-        assert httpx.get(dashboard_url + link, timeout=10).status_code == 200
+        assert httpx.get(dashboard_url + link, timeout=10, auth=OPS.auth()).status_code == 200
         _screenshot(page, "dashboard-paused.png")
     finally:  # the next test finds the connector running, also when this one failed
         connect_api.resume(settings=settings)

@@ -15,6 +15,7 @@ import pytest
 
 from onceflow import paths
 from onceflow.settings import Settings
+from onceflow.settings.ops import get_ops_settings
 from services.ops.clients import resolve, revoke
 from stack.waiting import wait_for
 from tests.e2e.doc_commands import Ran, commands, run, section, without_comment
@@ -125,8 +126,28 @@ def test_try_it_step_works_as_written(command: str, ran: dict[str, Ran]) -> None
 def test_watch_it_addresses_answer_with_their_page() -> None:
     urls = re.findall(r"\*\*(http://127\.0\.0\.1:\d+)\*\*", WATCH_IT)
     assert urls == ["http://127.0.0.1:3000"]
-    page = httpx.get(urls[0], timeout=10)
+    assert httpx.get(urls[0], timeout=10).status_code == 401  # the ops credential first
+    page = httpx.get(urls[0], timeout=10, auth=get_ops_settings().auth())
     assert page.status_code == 200
     assert "<title>Onceflow · pipeline dashboard</title>" in page.text
     for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", WATCH_IT):
         assert (paths.ROOT / image).is_file(), f"{image} is missing"
+
+
+OPS = '-u "ops:$(cat .stack/secrets/ops-password)"'
+WATCH_CHECKS: dict[str, tuple[str, ...]] = {
+    f"curl -s {OPS} http://127.0.0.1:3000/api/overview": (r'"tiles":\s*\[', r'"hop":\s*"api"'),
+    f"curl -s {OPS} http://127.0.0.1:8083/connectors/orders-outbox/status": (
+        r'"connector":\s*\{"state":"RUNNING"',
+    ),
+}
+
+
+def test_watch_it_commands_work_as_written() -> None:
+    shown = [without_comment(c) for c in commands(WATCH_IT)]
+    assert set(shown) == set(WATCH_CHECKS)
+    for command in shown:
+        result = run(command, timeout=30)
+        assert result.returncode == 0, str(result)
+        for expected in WATCH_CHECKS[command]:
+            assert re.search(expected, result.stdout, re.MULTILINE), f"{expected}\n{result}"

@@ -107,7 +107,9 @@ CHECKS: dict[str, Check] = {
         r'^onceflow_supervisor_process_starts_total\{program="aggregation",'
         r'trigger="automatic"\} \d'
     ),
-    "curl -s 127.0.0.1:8083/connectors": Check(r'"orders-outbox"'),
+    'curl -s -u "ops:$(cat .stack/secrets/ops-password)" 127.0.0.1:8083/connectors': Check(
+        r'"orders-outbox"'
+    ),
     "curl -s 127.0.0.1:8000/readyz": Check(r'"status":\s*"ready"'),
     ".venv/bin/onceflow-ops status": Check(
         r"^connector orders-outbox: RUNNING\n\s+task 0: RUNNING"

@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page
 
 from onceflow.settings import ObservabilitySettings, Settings
 from services.dashboard.app import create_app
+from services.dashboard.login import Login
 from services.dashboard.panels import PANELS
 from stack.waiting import free_port
 from tests.integration.dashboard.browser import chromium
@@ -29,6 +30,7 @@ from tests.unit.dashboard.fakes import (
 )
 
 ORDER = "0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8b"
+LOGIN = Login("ops", "page-test-password")
 
 
 class _Lookups:
@@ -47,7 +49,7 @@ class _Lookups:
 def _serve(prometheus_port: int) -> tuple[uvicorn.Server, str]:
     obs = ObservabilitySettings(prometheus_port=prometheus_port, prometheus_timeout_s=1)
     hops = lambda: overview_hops(connector="PAUSED")  # noqa: E731
-    app = create_app(obs=obs, settings=Settings(), lookup=_Lookups(), hops=hops)
+    app = create_app(obs=obs, settings=Settings(), lookup=_Lookups(), hops=hops, login=LOGIN)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False))
@@ -83,7 +85,9 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture(params=["light", "dark"])
 def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     context = browser.new_context(
-        viewport={"width": 1400, "height": 900}, color_scheme=request.param
+        viewport={"width": 1400, "height": 900},
+        color_scheme=request.param,
+        http_credentials={"username": LOGIN.user, "password": LOGIN.password},
     )
     opened = context.new_page()
     errors: list[str] = []

@@ -15,7 +15,9 @@ from fastapi.testclient import TestClient
 
 from onceflow.settings import ObservabilitySettings, Settings
 from services.dashboard.app import create_app
+from services.dashboard.login import Login
 from services.dashboard.overviews import OverviewSource
+from services.dashboard.panels import PANELS, offered_queries
 from services.dashboard.routers import page
 from stack.waiting import free_port
 from tests.integration.observability.rules import alert_rules
@@ -23,6 +25,9 @@ from tests.unit.dashboard.fakes import fake_prometheus, overview_hops
 
 ORDER = UUID("0193a4b2-7c1d-7e3f-9a2b-3c4d5e6f7a8b")
 JOURNEY = {"order_id": str(ORDER), "events": [{"partition": 1, "offset": 7}]}
+LOGIN = Login("ops", "unit-test-password")
+# A panel's query, as the page asks for it over its first range.
+PANEL_QUERY = PANELS[0].series[0].expr
 
 
 def _lookup(order_id: UUID) -> dict[str, Any] | None:
@@ -40,7 +45,10 @@ def _client(
         prometheus_port=port, prometheus_timeout_s=timeout_s, prometheus_retention_time=retention
     )
     hops = hops or (lambda: overview_hops())
-    return TestClient(create_app(obs=obs, settings=Settings(), lookup=_lookup, hops=hops))
+    app = create_app(obs=obs, settings=Settings(), lookup=_lookup, hops=hops, login=LOGIN)
+    client = TestClient(app)
+    client.auth = (LOGIN.user, LOGIN.password)
+    return client
 
 
 @pytest.fixture
@@ -85,11 +93,11 @@ def test_the_chart_library_comes_from_node_modules_or_a_sentence_says_how_to_get
 
 def test_prometheus_answers_pass_through(prometheus: int) -> None:
     with _client(prometheus) as client:
-        params = {"query": "up", "start": "0", "end": "10", "step": "5"}
+        params = {"query": PANEL_QUERY, "start": "0", "end": "10", "step": "5"}
         answer = client.get("/api/prom/query_range", params=params)
         assert answer.status_code == 200
         data = answer.json()["data"]
-        assert data["path"] == "/api/v1/query_range?query=up&start=0&end=10&step=5"
+        assert data["path"].startswith("/api/v1/query_range?query=sum")
         assert len(data["result"][0]["values"]) == 3
         assert client.get("/api/prom/alerts").json()["data"]["path"] == "/api/v1/alerts"
         assert client.get("/api/prom/admin/tsdb/delete_series").status_code == 404
@@ -97,7 +105,7 @@ def test_prometheus_answers_pass_through(prometheus: int) -> None:
 
 def test_prometheus_down_is_one_sentence_not_a_trace() -> None:
     with _client(free_port()) as client:
-        answer = client.get("/api/prom/query", params={"query": "up"})
+        answer = client.get("/api/prom/alerts")
     assert answer.status_code == 502
     assert answer.headers["content-type"] == "application/problem+json"
     problem = answer.json()
@@ -108,7 +116,7 @@ def test_prometheus_down_is_one_sentence_not_a_trace() -> None:
 def test_a_silent_prometheus_is_reported_within_its_timeout(silent_port: int) -> None:
     with _client(silent_port, timeout_s=0.5) as client:
         started = time.monotonic()
-        answer = client.get("/api/prom/query", params={"query": "up"})
+        answer = client.get("/api/prom/alerts")
         waited = time.monotonic() - started
     assert answer.status_code == 504
     assert waited < 3
@@ -201,3 +209,68 @@ def test_the_range_picker_is_as_long_as_prometheus_keeps() -> None:
         config = client.get("/api/panels").json()
     assert [r["label"] for r in config["ranges"]] == ["15m", "1h", "6h", "24h"]
     assert config["retention"] == "2d"
+
+
+PROTECTED = [
+    "/",
+    "/static/dashboard.js",
+    "/vendor/uPlot.iife.min.js",
+    "/api/panels",
+    "/api/overview",
+    f"/api/journey/{ORDER}",
+    "/api/prom/alerts",
+    "/docs",
+    "/docs/operations.md",
+    "/nope",
+]
+
+
+@pytest.mark.parametrize("auth", [None, ("ops", "wrong"), ("someone", LOGIN.password)])
+def test_every_page_and_api_but_healthz_needs_the_ops_credential(
+    auth: tuple[str, str] | None,
+) -> None:
+    with _client(free_port()) as client:
+        client.auth = auth
+        for path in PROTECTED:
+            answer = client.get(path)
+            assert answer.status_code == 401, path
+            assert answer.headers["content-type"] == "application/problem+json"
+            assert answer.headers["www-authenticate"].startswith('Basic realm="Onceflow')
+            assert "partition" not in answer.text  # nothing of the journey
+        assert client.get("/healthz").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    ["Bearer unit-test-password", "Basic !!!", "Basic b3Bz", "Basic " + "x" * 10_000],
+)
+def test_a_malformed_authorization_is_refused(authorization: str) -> None:
+    with _client(free_port()) as client:
+        client.auth = None
+        answer = client.get("/api/panels", headers={"Authorization": authorization})
+    assert answer.status_code == 401
+
+
+def test_the_proxy_runs_every_panels_query_at_every_range_and_nothing_else(
+    prometheus: int,
+) -> None:
+    offered = offered_queries("7d")
+    widened = PANEL_QUERY.replace("[1m]", "[840s]")  # the 7d range's rate window
+    assert widened in offered
+    with _client(prometheus) as client:
+        for query in (PANEL_QUERY, widened):
+            params = {"query": query, "start": "0", "end": "10", "step": "5"}
+            assert client.get("/api/prom/query_range", params=params).status_code == 200
+        for query in ("up", PANEL_QUERY + " or vector(1)", 'count({__name__=~".+"})'):
+            params = {"query": query, "start": "0", "end": "10", "step": "5"}
+            refused = client.get("/api/prom/query_range", params=params)
+            assert refused.status_code == 403, query
+            assert refused.headers["content-type"] == "application/problem+json"
+        extra = {"query": PANEL_QUERY, "start": "0", "end": "10", "step": "5", "timeout": "9m"}
+        assert client.get("/api/prom/query_range", params=extra).status_code == 400
+        twice = [("query", PANEL_QUERY), ("query", "up")]
+        assert client.get("/api/prom/query_range", params=twice).status_code == 400
+        assert client.get("/api/prom/alerts", params={"x": "1"}).status_code == 400
+        for endpoint in ("query", "targets", "series", "labels"):
+            params = {"query": PANEL_QUERY}
+            assert client.get(f"/api/prom/{endpoint}", params=params).status_code != 200
