@@ -53,6 +53,17 @@ BEGIN
         EXECUTE format('GRANT SELECT, INSERT, DELETE ON %s TO onceflow_spark', area);
     END IF;
 END $$;
+-- The job's executors (from migration 0019): onceflow_spark_stage may only insert into the
+-- staging area, through the view aggregation.staging_inbox, which shows no row
+-- (migrations/sql/aggregation/staging_inbox.sql). No privilege on any table, the staging area's
+-- included.
+DO $$ BEGIN
+    IF to_regclass('aggregation.staging_inbox') IS NOT NULL THEN
+        GRANT USAGE ON SCHEMA aggregation TO onceflow_spark_stage;
+        REVOKE ALL ON aggregation.staging_inbox FROM onceflow_spark, onceflow_analyst;
+        GRANT SELECT, INSERT ON aggregation.staging_inbox TO onceflow_spark_stage;
+    END IF;
+END $$;
 DO $$ BEGIN
     EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO onceflow_spark', current_database());
 END $$;
@@ -66,7 +77,7 @@ BEGIN
              FROM information_schema.role_table_grants
              WHERE table_schema IN ('orders', 'analytics', 'aggregation')
                AND grantee NOT IN ('onceflow_app', 'onceflow_cdc', 'onceflow_spark',
-                                   'onceflow_analyst', current_user) LOOP
+                                   'onceflow_spark_stage', 'onceflow_analyst', current_user) LOOP
         EXECUTE format('REVOKE ALL ON %I.%I FROM %I', g.table_schema, g.table_name, g.grantee);
     END LOOP;
 END $$;

@@ -8,5 +8,7 @@ GROUPS: dict[str, str] = {
     "app": "onceflow_app",
     "cdc": "onceflow_cdc",
     "spark": "onceflow_spark",
+    # The job's executors: INSERT into the staging area only (migration 0019).
+    "spark_stage": "onceflow_spark_stage",
     "analyst": "onceflow_analyst",
 }

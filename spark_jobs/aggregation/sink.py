@@ -123,7 +123,9 @@ class PostgresSink:
         self.on_batch = on_batch
         self.applied = 0
         self._mutated = False
-        user, password = connections.credentials("spark")
+        # The executors' role may only insert staged rows (migration 0019); the driver's pool
+        # below keeps the job's role (ledger, analytics, the staging area's reads and deletes).
+        user, password = connections.credentials("spark_stage")
         options = stage.session_options(settings)
         self.target = stage.Target(connections.jdbc_url(), user, password, options)
         self.pool: ConnectionPool[Conn] = ConnectionPool(

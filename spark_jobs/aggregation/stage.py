@@ -38,7 +38,8 @@ def session_options(settings: AggregationSettings) -> str:
 
 @dataclass(frozen=True)
 class Target:
-    """Where and as whom the executors write: the JDBC URL, the job's role, its session."""
+    """Where and as whom the executors write: the JDBC URL, the executors' staging-only role
+    (insert into staging.INBOX, nothing else), its session."""
 
     url: str
     user: str
@@ -74,6 +75,6 @@ def stage(rows: DataFrame, target: Target) -> Counts:
         F.count(F.lit(1)).alias("records"),
         F.count("error").alias("dead_letters"),
     )
-    counted.write.jdbc(target.url, staging.AREA, mode="append", properties=target.properties())
+    counted.write.jdbc(target.url, staging.INBOX, mode="append", properties=target.properties())
     got = observed.get
     return Counts(records=int(got["records"]), dead_letters=int(got["dead_letters"]))

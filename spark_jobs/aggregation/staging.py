@@ -16,6 +16,9 @@ table) against ~0.2 s for the GROUP BYs in Postgres.
 from dataclasses import dataclass
 
 AREA = "aggregation.staged_records"
+# Where the executors insert a batch (into AREA): a view that shows no row, the only relation
+# their role may write (migrations/sql/aggregation/staging_inbox.sql, migration 0019).
+INBOX = "aggregation.staging_inbox"
 # The staging area's key, before the records' columns (onceflow/schema/staged.py).
 KEY = ("query_id", "batch_id")
 # A record is one Kafka position: a retried Spark task may have staged its rows twice.
