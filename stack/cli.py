@@ -16,11 +16,13 @@ from onceflow.settings import (
     get_retention_settings,
     get_settings,
 )
+from onceflow.settings.connections import ROLES
 from onceflow.settings.ops import get_ops_settings
 from stack import (
     api_key,
     checks,
     connector,
+    db_secrets,
     health,
     jvm,
     node_configs,
@@ -117,6 +119,9 @@ def up() -> None:
         if ops_secret.ensure(get_ops_settings()):
             where = paths.OPS_PASSWORD.relative_to(paths.ROOT)
             console.print(f"  ops password (Kafka Connect, the dashboard) written to {where}")
+        for role in db_secrets.ensure(settings):
+            where = settings.db_password_dir / role
+            console.print(f"  password of database role {role} written to {where}")
         for node in jvm.format_kafka_storage(settings.layout):
             console.print(f"  formatted the storage of {node}")
         prometheus.write_local(
@@ -163,6 +168,31 @@ def provision() -> None:
     _acting_on()
     _provision()
     console.print("provisioned: roles, database, migrations, replication slot")
+
+
+@app.command("rotate-db-password")
+def rotate_db_password(
+    role: str = typer.Argument(help=f"the role: one of {', '.join(ROLES)}"),
+) -> None:
+    """Give a database role of the local stack a new generated password (its file in
+    .stack/secrets/postgres/ and the database), then restart the programs that use it, one at
+    a time (docs/security.md)."""
+    _acting_on()
+    settings = get_settings()
+    try:
+        db_secrets.rotate(settings, role)
+    except ValueError as exc:
+        console.print(f"[red]not rotated:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from exc
+    postgres.ensure_roles_and_database(settings)
+    parts = components(settings)
+    supervisor.write_config(supervisor.render_config(parts, settings))
+    for component in parts:
+        if role in component.db_roles:
+            console.print(f"[bold]{component.name}[/]: restarting", highlight=False)
+            supervisor.restart(component.name)
+            wait_for(component.ready, what=component.name, timeout=component.start_timeout)
+    console.print(f"rotated: {role} (in {settings.db_password_dir / role})", highlight=False)
 
 
 def _topics() -> None:

@@ -40,8 +40,14 @@ class Component:
     stopsignal: str = "TERM"
     stopwait: int = 60
     start_timeout: float = 120
-    # Variables for this process only (on top of the settings every process gets).
+    # Variables for this process only (on top of the settings every process gets, which
+    # hold no secret).
     env: tuple[tuple[str, str], ...] = ()
+    # The database roles whose passwords it uses (onceflow.settings.connections.ROLES): it
+    # reads each from its file, or, with passwords_in_env, gets them in its environment
+    # (ONCEFLOW_<ROLE>_DB_PASSWORD). No program holds another role's password.
+    db_roles: tuple[str, ...] = ()
+    passwords_in_env: bool = False
     # Components of one wave start together and are then awaited together; `make up` runs
     # the wave's follow-up (topics, the connector) once all of them are ready.
     wave: str = ""
@@ -89,6 +95,8 @@ def _aggregation(python: Path) -> Component:
         where=f"Spark UI {ui}" if agg.agg_ui_enabled else f"metrics :{metrics_port}",
         start_timeout=180,
         probe=functools.partial(stage_progresses, f"http://127.0.0.1:{metrics_port}/metrics"),
+        # The driver's role, and the executors' staging-only one (handed to their tasks).
+        db_roles=("spark", "spark_stage"),
     )
 
 
@@ -138,6 +146,9 @@ def _connect_workers(
                 start_timeout=180,
                 wave="connect",
                 probe=functools.partial(_worker_works, worker.url, connect_url, connector),
+                # The connector's config names ${env:ONCEFLOW_CDC_DB_PASSWORD}.
+                db_roles=("cdc",),
+                passwords_in_env=True,
             )
         )
     return parts
@@ -220,6 +231,7 @@ def components(settings: Settings) -> list[Component]:
             ready=lambda: _http_ok(api + "/readyz"),
             where=f"{api} ({api}/docs)",
             probe=functools.partial(answers, api + "/readyz"),
+            db_roles=("app",),
         ),
         Component(
             name="maintenance",
@@ -230,6 +242,8 @@ def components(settings: Settings) -> list[Component]:
             probe=functools.partial(
                 answers, f"http://127.0.0.1:{retention.maintenance_metrics_port}/metrics"
             ),
+            # Its tasks' roles (services/maintenance/tasks.py) and the reconciler's.
+            db_roles=("app", "spark"),
         ),
         _aggregation(python),
         *notifications,
@@ -244,6 +258,7 @@ def components(settings: Settings) -> list[Component]:
                 answers, f"http://127.0.0.1:{observe.pg_exporter_port}/metrics"
             ),
             env=tuple(prometheus.exporter_env(settings).items()),
+            db_roles=("monitor",),
         ),
         Component(
             name="prometheus",
@@ -263,5 +278,7 @@ def components(settings: Settings) -> list[Component]:
             where=f"http://127.0.0.1:{observe.dashboard_port} (live plots, order journeys)",
             probe=functools.partial(answers, f"http://127.0.0.1:{observe.dashboard_port}/healthz"),
             stopwait=10,
+            # An order's journey and the overview (services/ops: journey.py, lag.py).
+            db_roles=("app", "spark", "analyst"),
         ),
     ]

@@ -13,8 +13,8 @@ from psycopg import sql
 from onceflow import paths
 from onceflow.schema.roles import GROUPS
 from onceflow.settings import Settings
+from onceflow.settings.connections import ROLES
 
-ROLES = ("owner", "app", "cdc", "spark", "analyst", "monitor")
 # Built-in roles a login role joins besides its project group: the exporter's role reads
 # statistics and settings through pg_monitor, and no table's rows (no grant in grants.sql).
 BUILTIN_GROUPS = {"monitor": "pg_monitor"}
@@ -134,8 +134,7 @@ def ensure_roles_and_database(settings: Settings) -> None:
             if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (group,)).fetchone():
                 conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(group)))
         for role in ROLES:
-            name: str = getattr(settings, f"{role}_db_user")
-            password: str = getattr(settings, f"{role}_db_password").get_secret_value()
+            name, password = settings.credentials(role)
             exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone()
             verb = "ALTER" if exists else "CREATE"
             conn.execute(

@@ -182,7 +182,7 @@ def server_command(observability: ObservabilitySettings, data: paths.DataDirs) -
 
 def exporter_command(observability: ObservabilitySettings) -> str:
     """prometheus-postgres-exporter (Debian's package, 0.11): only the project's queries, the
-    database sizes and pg_up; the connection comes from DATA_SOURCE_NAME (`exporter_env`)."""
+    database sizes and pg_up; the connection comes from its environment (`exporter_env`)."""
     return " ".join(
         [
             "prometheus-postgres-exporter",
@@ -196,8 +196,16 @@ def exporter_command(observability: ObservabilitySettings) -> str:
 
 
 def exporter_env(settings: Settings) -> dict[str, str]:
-    """The exporter's connection: the monitor role, no TLS on loopback."""
-    return {"DATA_SOURCE_NAME": settings.dsn("monitor") + "?sslmode=disable"}
+    """The exporter's connection: the monitor role, no TLS on loopback. The exporter reads
+    the password from the role's file (DATA_SOURCE_PASS_FILE), so its environment holds it
+    only when the settings' environment sets it."""
+    where = f"{settings.pg_host}:{settings.pg_port}/{settings.pg_database}?sslmode=disable"
+    env = {"DATA_SOURCE_URI": where, "DATA_SOURCE_USER": settings.monitor_db_user}
+    if settings.monitor_db_password is None:
+        env["DATA_SOURCE_PASS_FILE"] = str(settings.db_password_dir / "monitor")
+    else:
+        env["DATA_SOURCE_PASS"] = settings.monitor_db_password.get_secret_value()
+    return env
 
 
 if __name__ == "__main__":

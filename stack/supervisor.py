@@ -4,16 +4,20 @@ import subprocess
 import xmlrpc.client
 from typing import Any, cast
 
+from pydantic import SecretStr
 from supervisor.xmlrpc import SupervisorTransport
 
 from onceflow import paths
 from onceflow.settings import Settings, get_observability_settings
 from stack.components import Component
+from stack.ops_secret import write_private
 from stack.waiting import wait_for
 
 
 def render_config(components: list[Component], settings: Settings) -> str:
-    """The supervisord.conf for these components, with the settings exported to every child."""
+    """The supervisord.conf for these components, with the settings exported to every child but
+    its secrets: a program reads its own database password from its file (.stack/secrets/), or
+    gets it in its environment when it can read no file (`Component.passwords_in_env`)."""
     env = ",".join(
         f'ONCEFLOW_{key.upper()}="{_quoted(value)}"'
         for key, value in _settings_env(settings).items()
@@ -48,8 +52,9 @@ def render_config(components: list[Component], settings: Settings) -> str:
         ]
         if component.user:
             lines.append(f"user={component.user}")
-        if component.env:
-            own = ",".join(f'{key}="{_quoted(value)}"' for key, value in component.env)
+        own_env = [*component.env, *_passwords(component, settings)]
+        if own_env:
+            own = ",".join(f'{key}="{_quoted(value)}"' for key, value in own_env)
             lines.append(f"environment={own}")
         sections.append("\n".join(lines) + "\n")
     sections.append(_exporter_section([component.name for component in components]))
@@ -86,12 +91,22 @@ def _quoted(value: str) -> str:
 
 
 def _settings_env(settings: Settings) -> dict[str, str]:
-    values = settings.model_dump()
+    """Every setting but the secrets (passwords, the superuser's DSN), as text."""
     return {
-        key: (value.get_secret_value() if hasattr(value, "get_secret_value") else str(value))
-        for key, value in values.items()
-        if value is not None
+        key: str(value)
+        for key, value in settings.model_dump().items()
+        if value is not None and not isinstance(value, SecretStr)
     }
+
+
+def _passwords(component: Component, settings: Settings) -> list[tuple[str, str]]:
+    """The component's own database passwords, when it takes them from its environment."""
+    if not component.passwords_in_env:
+        return []
+    return [
+        (f"ONCEFLOW_{role.upper()}_DB_PASSWORD", settings.credentials(role)[1])
+        for role in component.db_roles
+    ]
 
 
 def proxy() -> Any:
@@ -108,12 +123,21 @@ def is_running() -> bool:
         return False
 
 
+def _ctl() -> list[str]:
+    return [str(paths.VENV_BIN / "supervisorctl"), "-c", str(paths.SUPERVISOR_CONF)]
+
+
+def write_config(config_text: str) -> None:
+    """Write the config: mode 0600 in a 0700 folder (it holds the passwords of the programs that
+    take theirs from the environment)."""
+    write_private(paths.SUPERVISOR_CONF, config_text)
+
+
 def start_or_update(config_text: str) -> None:
     """Write the config and start supervisord, or make a running one pick up changes."""
-    paths.SUPERVISOR_CONF.write_text(config_text)
-    ctl = [str(paths.VENV_BIN / "supervisorctl"), "-c", str(paths.SUPERVISOR_CONF)]
+    write_config(config_text)
     if is_running():
-        subprocess.run([*ctl, "update"], check=True, capture_output=True)
+        subprocess.run([*_ctl(), "update"], check=True, capture_output=True)
         return
     subprocess.run(
         [str(paths.VENV_BIN / "supervisord"), "-c", str(paths.SUPERVISOR_CONF)],
@@ -145,6 +169,15 @@ def start(name: str) -> None:
         proxy().supervisor.startProcess(name, False)
 
 
+def restart(name: str) -> None:
+    """Restart one program (or the event listener) with the config as written: supervisord
+    re-reads it and applies this program's section only; every other program keeps running."""
+    subprocess.run([*_ctl(), "update", name], check=True, capture_output=True)
+    if state(name) in ("RUNNING", "STARTING"):
+        proxy().supervisor.stopProcess(name, True)
+    proxy().supervisor.startProcess(name, False)
+
+
 def signal(name: str, signame: str) -> None:
     """Send a running program a signal (e.g. HUP: reload its config)."""
     proxy().supervisor.signalProcess(name, signame)
@@ -154,7 +187,6 @@ def shutdown() -> None:
     """Stop every program (in reverse start order) and supervisord itself."""
     if not is_running():
         return
-    ctl = [str(paths.VENV_BIN / "supervisorctl"), "-c", str(paths.SUPERVISOR_CONF)]
-    subprocess.run([*ctl, "stop", "all"], check=False, capture_output=True)
+    subprocess.run([*_ctl(), "stop", "all"], check=False, capture_output=True)
     proxy().supervisor.shutdown()
     wait_for(lambda: not paths.SUPERVISOR_SOCKET.exists(), what="supervisord shutdown", timeout=60)

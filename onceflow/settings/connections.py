@@ -1,13 +1,30 @@
-"""Addresses, names and credentials of the pipeline's components (every process uses them)."""
+"""Addresses, names and credentials of the pipeline's components (every process uses them).
+
+A database role's password is `ONCEFLOW_<ROLE>_DB_PASSWORD` when set (compose, production),
+else the local stack's file `.stack/secrets/postgres/<role>` (mode 0600, generated once by
+`make up`: stack/db_secrets.py). There is no default: a process that needs a password it has
+neither way stops with DbPasswordMissingError naming both (docs/security.md).
+"""
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Self
 from urllib.parse import quote
 
 from pydantic import SecretStr, model_validator
 
+from onceflow import paths
 from onceflow.settings.topology import TopologySettings
 from onceflow.topology import SINGLE
+
+# The local stack's database passwords, one file per role (named as in ROLES), mode 0600.
+LOCAL_DB_PASSWORDS = paths.SECRETS / "postgres"
+# The database roles of the settings: `<role>_db_user` and `<role>_db_password` each.
+ROLES = ("owner", "app", "cdc", "spark", "spark_stage", "analyst", "monitor")
+
+
+class DbPasswordMissingError(RuntimeError):
+    """A role's password is neither in the environment nor in the local stack's file."""
 
 
 class Settings(TopologySettings):
@@ -21,19 +38,26 @@ class Settings(TopologySettings):
     # cluster's private Unix socket with peer authentication.
     superuser_dsn: SecretStr | None = None
 
+    # Passwords: no default (the module's docstring says where they come from).
     owner_db_user: str = "shop_owner"
-    owner_db_password: SecretStr = SecretStr("shop_owner")
+    owner_db_password: SecretStr | None = None
     app_db_user: str = "shop_app"
-    app_db_password: SecretStr = SecretStr("shop_app")
+    app_db_password: SecretStr | None = None
     cdc_db_user: str = "shop_cdc"
-    cdc_db_password: SecretStr = SecretStr("shop_cdc")
+    cdc_db_password: SecretStr | None = None
+    # The job's driver: the ledger, the analytics tables, the staging area's reads and deletes.
     spark_db_user: str = "shop_spark"
-    spark_db_password: SecretStr = SecretStr("shop_spark")
+    spark_db_password: SecretStr | None = None
+    # The job's executors: INSERT into the staging area, nothing else (migration 0019).
+    spark_stage_db_user: str = "shop_spark_stage"
+    spark_stage_db_password: SecretStr | None = None
     analyst_db_user: str = "analyst"
-    analyst_db_password: SecretStr = SecretStr("analyst")
+    analyst_db_password: SecretStr | None = None
     # prometheus-postgres-exporter: member of pg_monitor only, no access to any table's rows.
     monitor_db_user: str = "shop_monitor"
-    monitor_db_password: SecretStr = SecretStr("shop_monitor")
+    monitor_db_password: SecretStr | None = None
+    # Where the local stack's password files are (one per role).
+    db_password_dir: Path = LOCAL_DB_PASSWORDS
 
     replication_slot: str = "onceflow_outbox"
     # Postgres' cap on the WAL one slot may hold back. Past it the slot is lost (a loud failure,
@@ -56,7 +80,7 @@ class Settings(TopologySettings):
         return self
 
     def dsn(self, role: str) -> str:
-        """Return a libpq URI for one of the roles: owner, app, cdc, spark, analyst, monitor."""
+        """Return a libpq URI for one of the ROLES."""
         user, password = self.credentials(role)
         return (
             f"postgresql://{quote(user, safe='')}:{quote(password, safe='')}"
@@ -72,9 +96,24 @@ class Settings(TopologySettings):
         )
 
     def credentials(self, role: str) -> tuple[str, str]:
-        """(user, password) of one of the roles."""
-        password: SecretStr = getattr(self, f"{role}_db_password")
-        return getattr(self, f"{role}_db_user"), password.get_secret_value()
+        """(user, password) of one of the ROLES; DbPasswordMissingError without a password."""
+        if role not in ROLES:
+            raise ValueError(f"unknown database role {role!r}: one of {', '.join(ROLES)}")
+        user: str = getattr(self, f"{role}_db_user")
+        given: SecretStr | None = getattr(self, f"{role}_db_password")
+        if given is not None and given.get_secret_value():
+            return user, given.get_secret_value()
+        file = self.db_password_dir / role
+        try:
+            password = file.read_text().strip()
+        except FileNotFoundError:
+            password = ""
+        if not password:
+            raise DbPasswordMissingError(
+                f"no password for database role {user}: set ONCEFLOW_{role.upper()}_DB_PASSWORD"
+                f" (or, on the local stack, run `make up`, which generates {file})"
+            )
+        return user, password
 
 
 @lru_cache

@@ -438,7 +438,7 @@ def test_compose_exporters_match_the_local_ones(compose: dict[str, Any]) -> None
         "./observability/postgres/queries.yml:/etc/postgres-exporter/queries.yml:ro"
         in (exporter["volumes"])
     )
-    assert "shop_monitor" in exporter["environment"]["DATA_SOURCE_NAME"]
+    assert exporter["environment"]["DATA_SOURCE_USER"] == Settings().monitor_db_user
     assert compose["x-onceflow-env"]["ONCEFLOW_MONITOR_DB_USER"] == Settings().monitor_db_user
     observe = ObservabilitySettings()
     jvms = [(name, observe.kafka_jmx_port, "kafka.yml") for name in _replicas(compose, "kafka")]

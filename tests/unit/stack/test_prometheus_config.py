@@ -97,9 +97,11 @@ def test_only_the_exporter_gets_the_monitor_connection() -> None:
     conf = render_config(components(settings), settings)
     sections = {s.split("]", 1)[0]: s for s in conf.split("\n[") if s.startswith("program:")}
     exporter = sections["program:postgres-exporter"]
-    assert f'environment=DATA_SOURCE_NAME="{settings.dsn("monitor")}?sslmode=disable"' in exporter
+    password_file = settings.db_password_dir / "monitor"
+    assert f'DATA_SOURCE_USER="{settings.monitor_db_user}"' in exporter
+    assert f'DATA_SOURCE_PASS_FILE="{password_file}"' in exporter
     others = [text for name, text in sections.items() if name != "program:postgres-exporter"]
-    assert not any("DATA_SOURCE_NAME" in text for text in others)
+    assert not any("DATA_SOURCE" in text for text in others)
 
 
 def test_supervisor_counts_every_programs_starts_on_loopback() -> None:

@@ -1,0 +1,53 @@
+"""docker-compose.yml gives each service only its own database passwords (contract section 2b),
+the same roles as the local stack's program of that name (stack/components.py), and none has a
+default: compose refuses to start until each is set."""
+
+import re
+from typing import Any
+
+import pytest
+import yaml
+
+from onceflow.paths import ROOT
+from onceflow.settings import Settings
+from onceflow.settings.connections import ROLES
+from onceflow.topology import Topology
+from stack.components import components
+
+PASSWORD = re.compile(r"ONCEFLOW_(?P<role>[A-Z_]+)_DB_PASSWORD")
+# The exporter's own variable for its password (the monitor role's).
+EXPORTER_PASSWORD = "DATA_SOURCE_PASS"
+# Provisioning creates every role and sets its password.
+PROVISION = "provision"
+
+
+@pytest.fixture(scope="module")
+def services() -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return dict(document["services"])
+
+
+def passwords(service: dict[str, Any]) -> dict[str, str]:
+    """The database passwords a service's environment sets, by role."""
+    found = {}
+    for key, value in (service.get("environment") or {}).items():
+        if (match := PASSWORD.fullmatch(key)) is not None:
+            found[match["role"].lower()] = str(value)
+        elif key == EXPORTER_PASSWORD:
+            found["monitor"] = str(value)
+    return found
+
+
+def test_each_service_gets_only_its_own_roles_passwords(services: dict[str, Any]) -> None:
+    local = {c.name: set(c.db_roles) for c in components(Settings(topology=Topology.CLUSTER))}
+    held = {name: set(passwords(service)) for name, service in services.items()}
+    expected = {name: local.get(name, set()) for name in services} | {PROVISION: set(ROLES)}
+    assert held == expected
+    assert held["aggregation"] == {"spark", "spark_stage"}
+
+
+def test_no_password_has_a_default(services: dict[str, Any]) -> None:
+    for name, service in services.items():
+        for role, value in passwords(service).items():
+            variable = f"ONCEFLOW_{role.upper()}_DB_PASSWORD"
+            assert value.startswith(f"${{{variable}:?"), (name, role, value)
