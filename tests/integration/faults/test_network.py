@@ -3,6 +3,7 @@ own loopback addresses lose each other in a partition, and find each other again
 loss drops about the share asked; delay adds at least what it says; nothing of the library is
 left after a failure or after its process exits; an address of another machine is refused."""
 
+import signal
 import subprocess
 import sys
 
@@ -10,6 +11,7 @@ import pytest
 
 from onceflow import paths
 from tests import faults
+from tests.faults import __main__ as cli
 from tests.faults import nft, toxiproxy
 from tests.integration.faults.peers import (
     blocked,
@@ -161,4 +163,27 @@ def test_named_nodes_stand_for_their_addresses() -> None:
         faults.partition("shop", "db"),
     ):
         pass
+    _nothing_left()
+
+
+def test_the_command_line_holds_a_fault_until_stopped_and_refuses_another_host(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["partition", "10.0.0.1", A]) == 2
+    assert "refused: 10.0.0.1 is not a loopback address" in capsys.readouterr().err
+    with echo_server(B) as port_b:
+        holder = subprocess.Popen(
+            [sys.executable, "-m", "tests.faults", "partition", A, B],
+            cwd=paths.ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline() == f"partition {A} {B}: in force\n"
+            assert blocked(A, B, port_b)
+        finally:
+            holder.send_signal(signal.SIGTERM)
+            assert holder.wait(30) == 0
+        assert reaches(A, B, port_b)
     _nothing_left()
