@@ -70,13 +70,26 @@ class Batch:
         return kept
 
 
+Routed = tuple[Record, Notification | DeadLetter]
+
+
+def route_all(records: list[Record], max_bytes: int) -> list[Routed]:
+    """Each record with its notification or dead letter (pure: the processor does this while
+    the previous batch's transaction commits)."""
+    return [(record, route(record, max_bytes)) for record in records]
+
+
 def plan(records: list[Record], seen: SeenIds, max_bytes: int, late_before: int) -> Batch:
-    """The batch for `records` (in offset order per partition); events that occurred before
-    `late_before` (epoch seconds) are outside the de-duplication window. A copy of a known id,
-    from whichever partition, is a duplicate when its content is the same (or the known content
-    is unknown), else a dead letter (REUSED_ID); the first copy stays notified."""
+    """The batch for `records` (in offset order per partition): decide(route_all(...))."""
+    return decide(route_all(records, max_bytes), seen, late_before)
+
+
+def decide(routed: list[Routed], seen: SeenIds, late_before: int) -> Batch:
+    """The batch for routed records (in offset order per partition); events that occurred
+    before `late_before` (epoch seconds) are outside the de-duplication window. A copy of a known
+    id, from whichever partition, is a duplicate when its content is the same (or the known
+    content is unknown), else a dead letter (REUSED_ID); the first copy stays notified."""
     batch = Batch()
-    routed = [(record, route(record, max_bytes)) for record in records]
     known = seen.known([out.event.event_id for _r, out in routed if isinstance(out, Notification)])
     for record, out in routed:
         batch.positions[record.partition] = record.offset + 1

@@ -1,8 +1,11 @@
 """The consume-transform-produce loop: one Kafka transaction per batch holds the notifications,
 the dead letters, the newly remembered ids and the input offsets (contract section 4b).
 
-No transaction is ever open while the consumer polls, so a rebalance (which only happens
-inside poll) never finds one: revoked partitions were committed by the batch before.
+Two stages overlap: while batch N's transaction flushes and commits on the committer thread
+(waits on the broker, without the GIL), this thread reads batch N+1 and routes it (pure); N+1 is
+decided against the remembered ids only once N is concluded. A rebalance (which only happens
+inside poll) waits for the transaction in flight to be decided before its callback goes on, so
+revoked partitions were committed, or aborted and left to the new owner, by then.
 """
 
 import functools
@@ -11,8 +14,9 @@ import os
 import signal
 import threading
 import time
-import uuid
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -30,11 +34,10 @@ from confluent_kafka.admin import AdminClient
 
 from onceflow.settings import NotificationSettings
 from services.notifications import metrics
-from services.notifications.batch import Batch, Position, plan
+from services.notifications.batch import Batch, Position, decide, route_all
 from services.notifications.recovery import RETRIES, Transactional, retry
 from services.notifications.restore import (
     CONTENT_HEADER,
-    WRITER_HEADER,
     changelog_partitions,
     restore,
     wait_settled,
@@ -60,6 +63,25 @@ class LostInputError(RuntimeError):
     """Input the group never read was deleted by retention: stop, never skip it silently."""
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """How a transaction ended: committed (neither field), failed, or aborted because the
+    output topic refused these records' notifications (position -> reason)."""
+
+    error: KafkaException | None = None
+    refused: dict[Position, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """A batch whose transaction is being completed on the committer thread."""
+
+    batch: Batch
+    future: "Future[Outcome]"
+    polled: threading.Event  # set once the next consume() returned (or nobody waits for one)
+    started: float  # monotonic, at its begin_transaction()
+
+
 class Processor:
     """One instance of the notifications processor."""
 
@@ -81,13 +103,20 @@ class Processor:
         self._transactional = Transactional(producer)
         self._admin = admin
         self._owned: set[int] = set()
-        self._writer = uuid.uuid4().hex  # this process's changelog records (WRITER_HEADER)
+        # The ids this process committed and remembered, until the tail reader passes over
+        # their changelog records (restore.py).
+        self._mine: set[bytes] = set()
         self._tail: Consumer | None = None  # reads every instance's ids before each batch
         self._changelog: list[int] = []  # its partitions (housekeeping reads them again)
         self._transactions = 0
         self._output_mutated = False
         self._refused: dict[Position, str] = {}  # in the open transaction: position -> reason
         self._commit_tried = False  # the open transaction's commit was asked for
+        self._committer = ThreadPoolExecutor(1, thread_name_prefix="committer")
+        self._inflight: InFlight | None = None
+        self._rewound = False  # a failed batch was rewound since the last consume() began
+        self._polls = 0  # consume() calls returned
+        self._tail_at = -1  # self._polls when the changelog's tail was last read
 
     def run(self, stop: threading.Event) -> None:
         """Process batches until `stop` is set; raise on a fatal error (the caller exits)."""
@@ -97,13 +126,22 @@ class Processor:
         next_housekeeping = 0.0
         try:
             while not stop.is_set():
+                self._rewound = False
                 records = self._poll()
+                self._polls += 1
+                if self._inflight is not None:
+                    self._inflight.polled.set()
                 if records:
                     self._transact(records)
+                else:
+                    self._settle()
                 if time.monotonic() >= next_housekeeping:
+                    self._settle()  # the cache is this thread's again
                     self._housekeeping()
                     next_housekeeping = time.monotonic() + 30
+            self._settle()
         finally:
+            self._committer.shutdown()  # after a failure: the transaction in flight ends first
             self._consumer.close()  # leaves the group; no transaction is open here
             if self._tail is not None:
                 self._tail.close()
@@ -138,78 +176,140 @@ class Processor:
             log.warning("consumer error: %s", error.str())
 
     def _transact(self, records: list[Record]) -> None:
-        self._catch_up()
-        batch = plan(records, self._seen, self._notify.notify_max_event_bytes, self._horizon())
-        started = time.monotonic()
-        alone: set[Position] = set()
-        failures = 0
-        while True:
-            try:
-                refused = self._attempt(batch, alone)
-            except KafkaException as exc:
+        """Route `records` while the previous batch commits, then decide them against every
+        id notified up to now, and send their transaction on its way."""
+        routed = route_all(records, self._notify.notify_max_event_bytes)
+        self._settle()
+        if self._rewound:
+            # A batch before these failed and was rewound: they are read again after it.
+            self._rewind(sorted({r.partition for r in records}))
+            return
+        if self._tail_at != self._polls:
+            self._catch_up()  # no read of the tail since consume() returned these records
+        batch = decide(routed, self._seen, self._horizon())
+        self._launch(batch)
+
+    def _launch(self, batch: Batch) -> None:
+        """Begin the batch's transaction and produce its records here; flush, send the offsets
+        and commit on the committer thread, then (once the next consume() has returned, see
+        run()) remember the ids and read the changelog's tail there too."""
+        polled = threading.Event()
+        try:
+            group = self._start(batch, set())
+        except KafkaException as exc:
+            failed: Future[Outcome] = Future()
+            failed.set_result(Outcome(error=exc))
+            self._inflight = InFlight(batch, failed, polled, time.monotonic())
+            return
+        future = self._committer.submit(self._finish, batch, group, polled)
+        self._inflight = InFlight(batch, future, polled, time.monotonic())
+
+    def _finish(self, batch: Batch, group: Any, polled: threading.Event) -> "Outcome":
+        """On the committer thread: the transaction's end, then the cache's catch-up."""
+        outcome = self._complete(batch, group)
+        if outcome.error is None and not outcome.refused:
+            polled.wait()  # the tail is read after the next batch's consume() returned
+            self._remember(batch)
+            self._catch_up()
+        return outcome
+
+    def _settle(self) -> None:
+        """Wait for the transaction in flight and conclude it: counted, or retried alone for
+        refused records, or aborted and its partitions rewound (self._rewound)."""
+        flight = self._inflight
+        if flight is None:
+            return
+        flight.polled.set()
+        outcome = flight.future.result()  # a failed catch-up raises here: fatal, as before
+        self._inflight = None
+        batch, alone, failures = flight.batch, set[Position](), 0
+        while outcome.error is not None or outcome.refused:
+            if outcome.error is not None:
                 # Aborted, or the producer re-created (recovery.py); raises when fenced.
-                self._transactional.recover(exc.args[0])
+                self._transactional.recover(outcome.error.args[0])
                 failures += 1
-                if self._commit_tried:
-                    # The commit's outcome is unknown (a new producer's init may complete it):
-                    # nothing is tried again, and this process's changelog records are read
-                    # back from now on rather than taken as already in its cache.
-                    self._writer = uuid.uuid4().hex
-                elif alone and failures < RETRIES:
+                # A commit whose outcome is unknown (a new producer's init may complete it) is
+                # not tried again; its ids are not remembered here, so the tail reader reads them
+                # back if it did complete.
+                if not self._commit_tried and alone and failures < RETRIES:
                     # Records the broker refused leave a gap in the producer's sequence
                     # numbers, which the next transaction meets; the abort bumped the epoch.
+                    outcome = self._attempt(batch, alone)
                     continue
                 self._rewind(list(batch.positions))
+                self._rewound = True
                 return
-            if not refused:
-                break
             # Refused alone: refused for what it is. The others may have been refused with the
             # record set they shared: each is tried again alone.
-            settled = {at: why for at, why in refused.items() if at in alone}
-            alone |= refused.keys()
+            settled = {at: why for at, why in outcome.refused.items() if at in alone}
+            alone |= outcome.refused.keys()
             batch = batch.refusing(settled)
             failures = 0
-        metrics.COMMIT_SECONDS.observe(time.monotonic() - started)
+            outcome = self._attempt(batch, alone)
+        metrics.COMMIT_SECONDS.observe(time.monotonic() - flight.started)
         metrics.TRANSACTIONS.labels("committed").inc()
-        self._seen.remember(batch.remembered, {})  # the restore points move as the tail is read
+        if alone:  # committed here, not on the committer thread
+            self._remember(batch)
         batch.count()
+
+    def _remember(self, batch: Batch) -> None:
+        """A committed batch's ids into the cache (the restore points move as the tail is read),
+        and among this process's own until the tail reader passes over their records."""
+        self._seen.remember(batch.remembered, {})
+        self._mine.update(event_id.encode() for event_id, _occurred, _content in batch.changelog)
 
     @property
     def _producer(self) -> Producer:
         return self._transactional.producer
 
-    def _attempt(self, batch: Batch, alone: set[Position]) -> dict[Position, str]:
-        """One transaction of `batch` (the notifications of records at `alone` each sent in a
-        record set of its own): committed, or, when the output topic refused notifications
-        for a data reason, aborted and those records' positions with the reason."""
+    def _attempt(self, batch: Batch, alone: set[Position]) -> "Outcome":
+        """One transaction of `batch` on this thread (the notifications of records at `alone`
+        each sent in a record set of its own)."""
+        try:
+            group = self._start(batch, alone)
+        except KafkaException as exc:
+            return Outcome(error=exc)
+        return self._complete(batch, group)
+
+    def _start(self, batch: Batch, alone: set[Position]) -> Any:
+        """Begin the transaction and produce the batch; the consumer's group metadata of now
+        (the generation the batch was read in)."""
         self._refused, self._commit_tried = {}, False
         self._producer.begin_transaction()
         self._produce(batch, alone)
-        self._maybe_fault()
-        self._producer.flush(30)  # delivery reports (refusals) arrive here
-        if self._refused:
-            refused = sorted(self._refused.items())
-            log.warning("refused notifications: aborted, retried", extra={"refused": refused})
-            retry(lambda: self._producer.abort_transaction(30))
-            metrics.TRANSACTIONS.labels("aborted").inc()
-            return self._refused
-        positions = [
-            TopicPartition(self._input, p, offset) for p, offset in batch.positions.items()
-        ]
-        group = self._consumer.consumer_group_metadata()
+        return self._consumer.consumer_group_metadata()
 
-        def send_offsets() -> None:
-            with deadline("send_offsets_to_transaction"):
-                self._producer.send_offsets_to_transaction(positions, group, 30)
+    def _complete(self, batch: Batch, group: Any) -> "Outcome":
+        """Flush and commit the open transaction: committed, failed, or, when the output topic
+        refused notifications for a data reason, aborted with those records' positions and the
+        reason."""
+        try:
+            self._maybe_fault()
+            self._producer.flush(30)  # delivery reports (refusals) arrive here
+            if self._refused:
+                refused = sorted(self._refused.items())
+                log.warning("refused notifications: aborted, retried", extra={"refused": refused})
+                retry(lambda: self._producer.abort_transaction(30))
+                metrics.TRANSACTIONS.labels("aborted").inc()
+                return Outcome(refused=self._refused)
+            positions = [
+                TopicPartition(self._input, p, offset) for p, offset in batch.positions.items()
+            ]
 
-        def commit() -> None:
-            with deadline("commit_transaction"):
-                self._producer.commit_transaction(30)
+            def send_offsets() -> None:
+                with deadline("send_offsets_to_transaction"):
+                    self._producer.send_offsets_to_transaction(positions, group, 30)
 
-        retry(send_offsets)
-        self._commit_tried = True
-        retry(commit)
-        return {}
+            def commit() -> None:
+                with deadline("commit_transaction"):
+                    self._producer.commit_transaction(30)
+
+            retry(send_offsets)
+            self._commit_tried = True
+            retry(commit)
+        except KafkaException as exc:
+            return Outcome(error=exc)
+        return Outcome()
 
     def _maybe_fault(self) -> None:
         self._transactions += 1
@@ -256,7 +356,7 @@ class Processor:
                 notify.notify_changelog_topic,
                 occurred_at.encode(),
                 event_id.encode(),  # keyed (partitioned) by event id
-                headers=[(CONTENT_HEADER, content.encode()), (WRITER_HEADER, self._writer)],
+                headers=[(CONTENT_HEADER, content.encode())],
             )
 
     def _delivered_notification(
@@ -296,6 +396,7 @@ class Processor:
         return committed
 
     def _assigned(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        self._settle()
         starts = self._starting_offsets(partitions)
         ids = [tp.partition for tp in starts]
         if ids:
@@ -312,10 +413,11 @@ class Processor:
     def _catch_up(self) -> None:
         """Read the whole changelog's committed tail into the cache: the ids every instance
         notified up to now, whichever input partition they came from."""
+        self._tail_at = self._polls
         if self._tail is None:
             self._tail = self._reader()
         topic = self._notify.notify_changelog_topic
-        restore(self._tail, self._seen, topic, self._changelog_partitions(), mine=self._writer)
+        restore(self._tail, self._seen, topic, self._changelog_partitions(), mine=self._mine)
 
     def _changelog_partitions(self) -> list[int]:
         if not self._changelog:
@@ -324,10 +426,12 @@ class Processor:
 
     def _revoked(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
         self._disown(partitions)
+        self._settle()  # committed or aborted before the new owner reads them
         log.info("revoked", extra={"partitions": [tp.partition for tp in partitions]})
 
     def _lost(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
         self._disown(partitions)
+        self._settle()
         log.warning("lost", extra={"partitions": [tp.partition for tp in partitions]})
 
     def _disown(self, partitions: list[TopicPartition]) -> None:

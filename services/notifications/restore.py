@@ -3,6 +3,7 @@ id notified from any input partition is a duplicate on all of them."""
 
 import logging
 import time
+from typing import cast
 
 from confluent_kafka import (
     OFFSET_BEGINNING,
@@ -24,9 +25,11 @@ Headers = dict[str, str | bytes | None] | list[tuple[str, str | bytes | None]] |
 CONTENT_HEADER = "content"
 # What a reader reports while a broker is away: it reconnects and goes on by itself.
 _PASSING = frozenset({KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._RESOLVE})
-# The writing process's random token: its own records, read back, are passed over (they are in
-# its cache since their commit); another process, a restart of it included, reads them all.
+# Written by versions before 2026-11-26 (a random token per process); read by none now: a
+# process passes over its own records by their keys (restore's `mine`).
 WRITER_HEADER = "writer"
+# More own ids than this waiting to be read back (never expected): forget them, read them.
+_MINE_MAX = 1_000_000
 
 
 def changelog_partitions(admin: AdminClient, topic: str) -> list[int]:
@@ -75,13 +78,24 @@ def _end(admin: AdminClient, topic: str, partitions: list[int]) -> dict[int, int
 
 
 def restore(
-    reader: Consumer, seen: SeenIds, topic: str, partitions: list[int], *, mine: str = ""
+    reader: Consumer,
+    seen: SeenIds,
+    topic: str,
+    partitions: list[int],
+    *,
+    mine: set[bytes] | None = None,
 ) -> int:
     """Read each changelog partition from the cache's restore point to its last stable offset
-    into `seen`; return how many ids were read. Records whose WRITER_HEADER is `mine` are this
-    process's own, remembered when they committed: only passed over."""
+    into `seen`; return how many ids were read. `mine`: the ids (keys) this process committed
+    and remembered in `seen` at once, not yet read back: a record of one of them is only passed
+    over (and the id leaves `mine`). Another process, a restart of this one included, reads
+    them all. (A record of another writer with such an id is passed over too: its INSERT OR
+    IGNORE would change nothing, the id is in the cache.)"""
     if not partitions:
         return 0
+    mine = mine if mine is not None else set()
+    if len(mine) > _MINE_MAX:
+        mine.clear()
     starts = [TopicPartition(topic, p, seen.next_offset(p) or OFFSET_BEGINNING) for p in partitions]
     reader.assign(starts)
     pending, total = set(partitions), 0
@@ -90,6 +104,11 @@ def restore(
     try:
         while pending:
             for message in _next(reader):
+                key = message.key()
+                if key in mine:  # the cheap path for this process's own records
+                    mine.discard(key)
+                    ends[cast(int, message.partition())] = cast(int, message.offset()) + 1
+                    continue
                 error = message.error()
                 if error is not None and error.code() != KafkaError._PARTITION_EOF:
                     if error.fatal() or error.code() not in _PASSING:
@@ -102,9 +121,8 @@ def restore(
                 if error is not None:
                     pending.discard(partition)
                     continue
-                key, value, headers = message.key(), message.value(), message.headers()
-                mine_already = bool(mine) and _header(headers, WRITER_HEADER) == mine
-                if key is not None and value is not None and not mine_already:
+                value, headers = message.value(), message.headers()
+                if key is not None and value is not None:
                     content = changelog_content(headers)
                     entries.append((key.decode(), epoch_of(value.decode()), content))
                 ends[partition] = offset + 1

@@ -45,7 +45,9 @@ class SeenIds:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None)
+        # One thread at a time: the processor's loop, or its committer thread while it holds
+        # the batch in flight (processor.py hands it over and back).
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         # A cache: losing the last writes on a power cut costs a re-read, never correctness.
         self._db.executescript("PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;" + _SCHEMA)
         older = {row[1] for row in self._db.execute("PRAGMA table_info(seen)")}

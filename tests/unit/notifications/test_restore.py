@@ -56,24 +56,32 @@ class FakeReader:
         raise AssertionError("everything was consumed at once")
 
 
-def test_own_records_are_passed_over_and_the_restore_point_moves(tmp_path: Path) -> None:
+def test_own_records_are_passed_over_once_and_the_restore_point_moves(tmp_path: Path) -> None:
     seen = SeenIds(tmp_path / "seen.sqlite")
     messages = [
-        FakeMessage(0, b"own", [(CONTENT_HEADER, b"a"), (WRITER_HEADER, b"me")]),
+        FakeMessage(0, b"own", [(CONTENT_HEADER, b"a")]),
         FakeMessage(1, b"other", [(CONTENT_HEADER, b"b"), (WRITER_HEADER, b"them")]),
-        FakeMessage(2, b"older", None),  # written before fingerprints and writers
-        FakeMessage(3, error=EOF),
+        FakeMessage(2, b"older", None),  # written before fingerprints
+        FakeMessage(3, b"own", [(CONTENT_HEADER, b"c")]),  # the same id again: read
+        FakeMessage(4, b"own-last", [(CONTENT_HEADER, b"d")]),  # the last record: own
+        FakeMessage(5, error=EOF),
     ]
+    mine = {b"own", b"own-last", b"not-yet-read-back"}
     reader = cast(Consumer, FakeReader(messages))
-    assert restore(reader, seen, "changelog", [0], mine="me") == 2
-    assert seen.known(["own", "other", "older"]) == {"other": "b", "older": None}
-    assert seen.next_offset(0) == 3
+    assert restore(reader, seen, "changelog", [0], mine=mine) == 3
+    assert seen.known(["own", "other", "older", "own-last"]) == {
+        "other": "b",
+        "older": None,
+        "own": "c",
+    }
+    assert mine == {b"not-yet-read-back"}
+    assert seen.next_offset(0) == 5
 
 
-def test_without_a_writer_every_record_is_read(tmp_path: Path) -> None:
+def test_without_own_ids_every_record_is_read(tmp_path: Path) -> None:
     seen = SeenIds(tmp_path / "seen.sqlite")
     messages = [
-        FakeMessage(0, b"own", [(WRITER_HEADER, b"me")]),
+        FakeMessage(0, b"own", [(WRITER_HEADER, b"me")]),  # a token of an older version
         FakeMessage(1, error=EOF),
     ]
     assert restore(cast(Consumer, FakeReader(messages)), seen, "changelog", [0]) == 1
