@@ -1,0 +1,102 @@
+"""Secrets per process on the running stack (contract section 2b): each supervised program's
+processes hold in their environment no secret but their own (read from /proc/PID/environ of the
+program and of every process it started), and every file that holds a secret is its owner's
+only."""
+
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from onceflow import paths
+from onceflow.settings import get_settings
+from onceflow.settings.connections import ROLES
+from stack import db_secrets, supervisor
+from stack.components import components
+
+pytestmark = pytest.mark.integration
+
+
+def secrets() -> dict[str, str]:
+    """Every secret of the local stack, by name: each database role's password (but the
+    analyst's documented local default, `analyst`, which is no secret), the ops password and the
+    local API client's key."""
+    settings = get_settings()
+    found = {f"db:{role}": settings.credentials(role)[1] for role in ROLES}
+    if found["db:analyst"] == db_secrets.ANALYST_DEFAULT:
+        del found["db:analyst"]
+    for file in (paths.OPS_PASSWORD, paths.API_KEY):
+        if file.exists():
+            found[file.name] = file.read_text().strip()
+    return found
+
+
+def children() -> dict[int, list[int]]:
+    """Each process's children, from /proc."""
+    tree: dict[int, list[int]] = {}
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # pid (comm) state ppid ...: comm may hold spaces and parentheses.
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        tree.setdefault(int(fields[1]), []).append(int(stat_file.parent.name))
+    return tree
+
+
+def process_tree(pid: int, tree: dict[int, list[int]]) -> Iterator[int]:
+    yield pid
+    for child in tree.get(pid, []):
+        yield from process_tree(child, tree)
+
+
+def environment(pid: int) -> list[str]:
+    """The values of a process's environment (empty when it is gone)."""
+    try:
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return []
+    return [entry.partition(b"=")[2].decode(errors="replace") for entry in raw.split(b"\0")]
+
+
+def test_each_program_holds_only_its_own_secrets() -> None:
+    known = secrets()
+    parts = {c.name: c for c in components(get_settings())}
+    tree = children()
+    running = [i for i in supervisor.proxy().supervisor.getAllProcessInfo() if i["pid"]]
+    assert {i["name"] for i in running} >= {*parts, supervisor.EXPORTER}
+    held: dict[str, set[str]] = {}
+    for info in running:
+        values = [v for pid in process_tree(info["pid"], tree) for v in environment(pid)]
+        held[info["name"]] = {
+            name for name, secret in known.items() if any(secret in value for value in values)
+        }
+    allowed = {
+        name: {f"db:{role}" for role in c.db_roles} if c.passwords_in_env else set()
+        for name, c in parts.items()
+    }
+    not_its_own = {
+        name: sorted(secrets_held - allowed.get(name, set()))
+        for name, secrets_held in held.items()
+        if secrets_held - allowed.get(name, set())
+    }
+    assert not_its_own == {}
+    # Not vacuous: each program that takes its password from its environment is seen holding it.
+    from_env = [name for name, c in parts.items() if c.passwords_in_env]
+    assert from_env
+    assert all(held[name] == allowed[name] for name in from_env)
+
+
+def test_secret_files_are_their_owners_only() -> None:
+    files = [p for p in paths.SECRETS.rglob("*") if p.is_file()]
+    assert {paths.API_KEY, paths.OPS_PASSWORD} <= set(files)
+    assert {get_settings().db_password_dir / role for role in ROLES} <= set(files)
+    for file in files:
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600, file
+    for folder in [paths.SECRETS, *(p for p in paths.SECRETS.rglob("*") if p.is_dir())]:
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    # supervisord's config holds the passwords of the programs that take them from their
+    # environment; the folder also holds the node configs.
+    assert stat.S_IMODE(paths.CONF.stat().st_mode) == 0o700
+    assert stat.S_IMODE(paths.SUPERVISOR_CONF.stat().st_mode) == 0o600
