@@ -111,7 +111,7 @@ def prepare(database: str) -> dict[str, str]:
 
 def pgbench(clients: int, seconds: int, database: str, client_id: str) -> float:
     s = get_settings()
-    env = {**os.environ, "PGPASSWORD": s.app_db_password.get_secret_value()}
+    env = {**os.environ, "PGPASSWORD": s.credentials("app")[1]}
     out = subprocess.run(
         [
             PGBENCH,

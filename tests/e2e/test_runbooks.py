@@ -92,7 +92,9 @@ def _program_running(command: str) -> Check:
 
 SUP = ".venv/bin/supervisorctl -c .stack/conf/supervisord.conf"
 K = ".stack/bin/kafka-{} --bootstrap-server 127.0.0.1:9092"
-MONITOR = "psql postgresql://shop_monitor:shop_monitor@127.0.0.1:5432/shop -c"
+# The monitor role's password is the local stack's generated one (docs/security.md).
+MONITOR_PASSWORD = "$(cat .stack/secrets/postgres/monitor)"
+MONITOR = f'psql "postgresql://shop_monitor:{MONITOR_PASSWORD}@127.0.0.1:5432/shop" -c'
 PSQL_ROWS = r"^\(\d+ rows?\)$"
 MAINTENANCE_BUSY = "holds the lock"
 # None, or the count per stage and reason and then the newest by id.
