@@ -70,6 +70,9 @@ def _state(hop: dict[str, Any]) -> str:
     letters = _letters(hop)
     if letters:
         return f"{letters} dead letters"
+    differences = (hop.get("reconciliation") or {}).get("differences")
+    if differences:
+        return f"{differences} differences"
     return "trouble" if hop.get("trouble") else "up"
 
 
@@ -145,6 +148,8 @@ def _lines(hop: dict[str, Any]) -> list[str]:
         found.append(f"{notifications['topic']}: {notifications['newest']} newest")
     if "note" in hop:
         found.append(hop["note"])
+    if reconciliation := hop.get("reconciliation"):
+        found += _reconciliation_lines(reconciliation)
     if "alerts" in hop:
         alerts = hop["alerts"]
         firing = sum(a["state"] == "firing" for a in alerts)
@@ -173,4 +178,17 @@ def _lag_lines(lag: dict[str, Any]) -> list[str]:
     return [
         f"behind {lag['behind_total']} offsets in total",
         f"worst: partition {lag['worst_partition']}, {lag['behind_worst']} behind",
+    ]
+
+
+def _reconciliation_lines(reconciliation: dict[str, Any]) -> list[str]:
+    if reconciliation["last_run_at"] is None:
+        return ["no reconciliation run yet"]
+    days = reconciliation["days_with_differences"]
+    return [
+        f"{reconciliation['differences']} differences"
+        + (f" on {days} day{'s' if days > 1 else ''}" if days else "")
+        + f" · {reconciliation['days_checked']} closed days checked",
+        f"last run {reconciliation['last_run_at']}",
+        *([reconciliation["note"]] if reconciliation.get("note") else []),
     ]

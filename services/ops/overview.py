@@ -24,6 +24,7 @@ from onceflow.settings import (
 from services.ops import aggregation_letters, alerts, connect_api, lag, notification_letters
 from services.ops.dead_letters import DeadLetterError, Filter
 from services.ops.journey import iso
+from services.reconcile import state as reconcile_state
 from stack import checks, health, supervisor
 from stack.components import Component, components
 
@@ -31,7 +32,6 @@ from stack.components import Component, components
 KAFKA_TIMEOUT = 5.0
 # Errors whose message is already the sentence ops should read.
 READABLE = (connect_api.ConnectError, alerts.PrometheusError, lag.LagError, DeadLetterError)
-RECONCILIATION = "not built yet: no reconciliation between the orders and the analytics exists"
 
 
 @dataclass
@@ -43,7 +43,7 @@ class Hop:
     facts: dict[str, Any] = field(default_factory=dict)
     unavailable: dict[str, str] = field(default_factory=dict)
     processes: dict[str, checks.Checked] = field(default_factory=dict)
-    built: bool = True  # False: the hop does not exist yet (reconciliation)
+    built: bool = True  # False: the hop does not exist yet
 
     @property
     def trouble(self) -> list[str]:
@@ -57,6 +57,12 @@ class Hop:
             states = [connector["state"], *(t["state"] for t in connector["tasks"])]
             if any(state != "RUNNING" for state in states) or len(states) == 1:
                 found.append("the connector or a task is not RUNNING")
+        differences = (self.facts.get("reconciliation") or {}).get("differences")
+        if differences:
+            found.append(
+                f"{differences} differences between the order tables, the topic and the "
+                "analytics tables (onceflow-ops reconcile names the orders)"
+            )
         firing = [a for a in self.facts.get("alerts", []) if a["state"] == "firing"]
         if firing:
             found.append(f"{len(firing)} alerts firing")
@@ -195,6 +201,19 @@ def _alerts(observe: ObservabilitySettings) -> list[dict[str, Any]]:
     ]
 
 
+def _reconciliation(settings: Settings) -> dict[str, Any]:
+    found = reconcile_state.current(settings)
+    return {
+        "differences": found.differences,
+        "days_with_differences": found.days_with_differences,
+        "last_run_at": iso(found.last_run_at),
+        "days_checked": found.days_checked,
+        "first_day": None if found.first_day is None else found.first_day.isoformat(),
+        "last_day": None if found.last_day is None else found.last_day.isoformat(),
+        "note": found.note,
+    }
+
+
 def _programs(parts: list[Component], *prefixes: str) -> list[str]:
     return [c.name for c in parts if c.kind in prefixes or c.name in prefixes]
 
@@ -218,10 +237,9 @@ def gather(
         "aggregation": Hop("aggregation", ["aggregation"]),
         "notifications": Hop("notifications", [c.name for c in instances]),
         "dead_letters": Hop("dead_letters", []),
-        "reconciliation": Hop("reconciliation", [], built=False),
+        "reconciliation": Hop("reconciliation", ["maintenance"]),
         "alerts": Hop("alerts", ["prometheus"]),
     }
-    hops["reconciliation"].facts.update(available=False, note=RECONCILIATION)
     readers: list[tuple[str, str, Callable[[], Any]]] = [
         ("slot", "slot", lambda: _slot(settings)),
         ("connector", "connector", lambda: _connector(settings)),
@@ -231,6 +249,7 @@ def gather(
         ("notifications", "lag", lambda: _notifications_lag(metrics)),
         ("dead_letters", "aggregation", lambda: _aggregation_letters(settings)),
         ("dead_letters", "notifications", lambda: _notification_letters(settings, notify)),
+        ("reconciliation", "reconciliation", lambda: _reconciliation(settings)),
         ("alerts", "alerts", lambda: _alerts(observe)),
     ]
     with ThreadPoolExecutor(max_workers=len(readers) + 1) as pool:

@@ -122,6 +122,12 @@ CHECKS: dict[str, Check] = {
     ".venv/bin/onceflow-ops dead-letters list --stage notifications": Check(DEAD_LETTERS),
     ".venv/bin/python -m stack.peek notifications.order.dlq": Check(r"\A\Z|^p\d+@\d+ key="),
     ".venv/bin/onceflow-ops clients list": Check(r"^name\s+local-dev$|│ local-dev\s+│"),
+    ".venv/bin/onceflow-ops reconcile": Check(
+        r"^checked \d+ closed UTC days", busy="another reconciliation holds the lock"
+    ),
+    "curl -s 127.0.0.1:9102/metrics | grep '^onceflow_reconcile'": Check(
+        r"^onceflow_reconcile_report_readable 1\.0$"
+    ),
     ".venv/bin/onceflow-ops maintenance --dry-run": Check(
         r"^\s*would be removed \(dry run\)\s*$[\s\S]*│ idempotency_keys\s+│\s+\d+ │",
         busy=MAINTENANCE_BUSY,

@@ -8,7 +8,7 @@ from services.dashboard.tiles import tile, tiles
 from services.ops.overview import Hop
 from stack.checks import Checked
 from stack.health import Process
-from tests.unit.dashboard.fakes import overview_hops
+from tests.unit.dashboard.fakes import RECONCILED, overview_hops
 
 RUNNING = Process(state="RUNNING", uptime=75.0, restarts=2)
 
@@ -121,8 +121,26 @@ def test_every_hop_of_the_overview_gets_a_tile_in_its_order() -> None:
         "api": ("up", True),
         "connector": ("paused", False),
         "aggregation": ("up", True),
-        "reconciliation": ("not available yet", True),
+        "reconciliation": ("up", True),
     }
     aggregation = shown[2]
     assert "worst: partition 1, 40 behind" in aggregation["lines"]
     assert aggregation["processes"][0]["uptime"] == "1h2m"
+
+
+def test_the_reconciliation_tile_says_its_differences_and_last_run() -> None:
+    clean = tile(Hop("reconciliation", [], facts={"reconciliation": RECONCILED}).as_dict())
+    assert clean["lines"] == [
+        "0 differences · 7 closed days checked",
+        "last run 2026-11-26T02:10:00Z",
+    ]
+    found = {**RECONCILED, "differences": 3, "days_with_differences": 1}
+    shown = tile(Hop("reconciliation", [], facts={"reconciliation": found}).as_dict())
+    assert (shown["state"], shown["calm"]) == ("3 differences", False)
+    assert shown["lines"][0] == "3 differences on 1 day · 7 closed days checked"
+    never = tile(
+        Hop(
+            "reconciliation", [], facts={"reconciliation": {**RECONCILED, "last_run_at": None}}
+        ).as_dict()
+    )
+    assert (never["state"], never["lines"]) == ("up", ["no reconciliation run yet"])
