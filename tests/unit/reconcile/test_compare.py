@@ -1,18 +1,19 @@
 """The comparison (services/reconcile/compare.py) and the days a run checks (run.py), pure."""
 
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 
 import pytest
 
 from onceflow.contract import EventType
 from onceflow.settings.reconcile import ReconcileSettings
-from services.reconcile.compare import Difference, differences, involved
+from services.reconcile.compare import Difference, Key, differences, involved
 from services.reconcile.run import ReconcileError, closed_through, days_to_check
 
 DAY = date(2026, 11, 20)
-PLACED = (DAY, "EUR", EventType.PLACED, "events")
-PAID_CENTS = (DAY, "EUR", EventType.PAID, "cents")
-LATEST = (DAY, "EUR", EventType.PAID, "latest")
+PLACED: Key = (DAY, "EUR", EventType.PLACED, "events")
+PAID_CENTS: Key = (DAY, "EUR", EventType.PAID, "cents")
+LATEST: Key = (DAY, "EUR", EventType.PAID, "latest")
 
 
 def test_agreeing_sources_have_no_difference() -> None:
@@ -56,15 +57,12 @@ def test_a_day_is_closed_once_its_end_is_the_settle_margin_past() -> None:
 
 def test_the_days_checked_by_default_and_asked_for() -> None:
     last = date(2026, 11, 25)
-    common = {"last_closed": last, "today": NOW.date(), "config": CONFIG}
-    assert days_to_check(**common, complete_from=None, since=None, until=None) == (
-        date(2026, 11, 19),
-        last,
-    )
+    common = partial(days_to_check, last_closed=last, today=NOW.date(), config=CONFIG)
+    assert common(complete_from=None, since=None, until=None) == (date(2026, 11, 19), last)
     # Never before the reader's first complete day, unless asked.
     later = date(2026, 11, 23)
-    assert days_to_check(**common, complete_from=later, since=None, until=None)[0] == later
-    assert days_to_check(**common, complete_from=later, since=DAY, until=DAY) == (DAY, DAY)
+    assert common(complete_from=later, since=None, until=None)[0] == later
+    assert common(complete_from=later, since=DAY, until=DAY) == (DAY, DAY)
 
 
 @pytest.mark.parametrize(
