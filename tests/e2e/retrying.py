@@ -36,6 +36,8 @@ class RetryingClient(threading.Thread):
         self.placed: dict[str, dict[str, Any]] = {}  # key -> the order as answered
         self.paid: dict[str, dict[str, Any]] = {}  # key -> the order as answered
         self.retried_keys: set[str] = set()
+        # Retried keys answered as a replay: an earlier attempt had made the change after all.
+        self.replayed_keys: set[str] = set()
         self.failure: BaseException | None = None
 
     def run(self) -> None:
@@ -75,6 +77,8 @@ class RetryingClient(threading.Thread):
                     kind = response.json()["type"]
                 self.attempts.append(Attempt(started, time.monotonic(), response.status_code, kind))
                 if response.is_success:
+                    if "idempotent-replayed" in response.headers:
+                        self.replayed_keys.add(key)
                     answered: dict[str, Any] = response.json()
                     return answered
                 if response.status_code not in RETRIED:

@@ -95,11 +95,13 @@ def test_the_api_cut_off_from_postgres_answers_503_then_recovers_exactly_once(
     longest = max(a.ended - a.started for a in during)
     served = sum(a.status in (200, 201) for a in during)
     retried = sum(len(c.retried_keys) for c in clients)
+    replayed = sum(len(c.replayed_keys) for c in clients)
     print(
         f"cut {CUT_S:.0f}s: {len(during)} attempts, {served} served"
         f" ({served / len(during):.1%}), answers {Counter(a.status for a in during)},"
         f" longest {longest:.2f}s; after the heal first served at {first_served:.2f}s,"
         f" every client at {all_served:.2f}s; retried keys {retried}"
+        f" ({replayed} answered as a replay: made before their first answer was lost)"
     )
     assert during, "no request was made during the cut"
     assert all(a.status is not None for a in attempts), "a request got no answer"

@@ -1,11 +1,12 @@
 """The faults the tests inject, in one place: network faults between nodes of this machine
-(network.py: partition, isolate, loss, delay over a link, heal) and process faults (kill and
-restart from tests/e2e/processes.py, pause). docs/operations.md, "Rehearsing network faults"."""
+(network.py: partition, isolate, loss, delay over a link, heal) and, in tests.faults.processes,
+the process faults (kill, restart, pause). docs/operations.md, "Rehearsing network faults".
 
-from tests.e2e.processes import kill, kill_and_keep_down, kill_and_wait_restart
+The process faults are not imported here: they need the stack's supervisor modules, a second's
+import that a rehearsal of network faults alone (or its command line) does without."""
+
 from tests.faults.network import clean_up, cleaned_up, delay, heal, isolate, link, loss, partition
 from tests.faults.nodes import NotLocalError, named
-from tests.faults.processes import paused
 
 __all__ = [
     "NotLocalError",
@@ -14,12 +15,8 @@ __all__ = [
     "delay",
     "heal",
     "isolate",
-    "kill",
-    "kill_and_keep_down",
-    "kill_and_wait_restart",
     "link",
     "loss",
     "named",
     "partition",
-    "paused",
 ]

@@ -1,12 +1,14 @@
-"""Process faults beside the network ones: a program stalled (SIGSTOP) while the block runs.
-The kill and restart faults are tests/e2e/processes.py's (re-exported by tests.faults)."""
+"""Process faults beside the network ones: the kill and restart faults of tests/e2e/processes.py
+(re-exported here) and a program stalled (SIGSTOP) while a block runs."""
 
 import os
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tests.e2e.processes import pid_of
+from tests.e2e.processes import kill, kill_and_keep_down, kill_and_wait_restart, pid_of
+
+__all__ = ["kill", "kill_and_keep_down", "kill_and_wait_restart", "paused"]
 
 
 @contextmanager
