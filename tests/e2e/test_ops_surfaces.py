@@ -3,6 +3,7 @@ the dashboard, its journey view and its Prometheus proxy answer 401 without the 
 and the proxy runs only the panels' queries; Prometheus sends no `Access-Control-Allow-Origin`
 to another origin; the job's Spark UI cannot kill a job or a stage."""
 
+import itertools
 import uuid
 
 import httpx
@@ -12,6 +13,7 @@ from onceflow.settings import get_aggregation_settings, get_observability_settin
 from onceflow.settings.ops import get_ops_settings
 from services.dashboard.panels import PANELS
 from stack.waiting import wait_for
+from tests.e2e.orders import place
 
 OBSERVE = get_observability_settings()
 DASHBOARD = f"http://127.0.0.1:{OBSERVE.dashboard_port}"
@@ -69,7 +71,7 @@ def test_prometheus_answers_no_other_origin(path: str) -> None:
     assert "access-control-allow-origin" not in answer.headers
 
 
-def test_the_spark_ui_cannot_kill() -> None:
+def test_the_spark_ui_cannot_kill(api: httpx.Client) -> None:
     agg = get_aggregation_settings()
     if not agg.agg_ui_enabled:
         pytest.skip("the Spark UI is off (ONCEFLOW_AGG_UI_ENABLED=false)")
@@ -77,12 +79,21 @@ def test_the_spark_ui_cannot_kill() -> None:
     (app,) = httpx.get(f"{ui}/api/v1/applications", timeout=10).json()
     env = httpx.get(f"{ui}/api/v1/applications/{app['id']}/environment", timeout=10).json()
     assert ["spark.ui.killEnabled", "false"] in env["sparkProperties"]
-    # A kill request of every running job is ignored (Spark checks killEnabled): each ends well.
+    # Orders make micro-batches; the first job seen running is asked to die from the UI.
     jobs = f"{ui}/api/v1/applications/{app['id']}/jobs"
-    running = [job["jobId"] for job in httpx.get(jobs, params={"status": "running"}).json()]
-    for job_id in running:
-        httpx.get(f"{ui}/jobs/job/kill/", params={"id": job_id}, timeout=10)
-    for job_id in running:
+    polls, asked = itertools.count(), []
+
+    def kill_a_running_job() -> bool:
+        if next(polls) % 40 == 0:
+            place(api, "ui-kill", "EUR", [{"sku": "K-1", "quantity": 1, "unit_price_cents": 1}])
+        running = httpx.get(jobs, params={"status": "running"}, timeout=10).json()
+        for job in running:
+            httpx.get(f"{ui}/jobs/job/kill/", params={"id": job["jobId"]}, timeout=10)
+            asked.append(job["jobId"])
+        return bool(running)
+
+    wait_for(kill_a_running_job, what="a running job to ask a kill of", timeout=90, interval=0.05)
+    for job_id in asked:
 
         def ended(job_id: int = job_id) -> bool:
             return bool(httpx.get(f"{jobs}/{job_id}").json()["status"] != "RUNNING")
