@@ -80,6 +80,7 @@ def test_three_brokers_replicate_every_topic_three_times(settings: Settings) -> 
 def test_both_connect_workers_serve_the_one_group(settings: Settings, layout: Layout) -> None:
     urls = [worker.url for worker in layout.connect]
     auth = get_ops_settings().auth()  # every request needs the ops credential, the root too
+    assert [httpx.get(f"{url}/connectors", timeout=10).status_code for url in urls] == [401, 401]
     roots = [httpx.get(f"{url}/", timeout=10, auth=auth) for url in urls]
     assert [root.status_code for root in roots] == [200, 200]
     assert len({root.json()["kafka_cluster_id"] for root in roots}) == 1
