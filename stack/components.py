@@ -20,7 +20,7 @@ from onceflow.settings import (
     get_observability_settings,
     get_retention_settings,
 )
-from onceflow.settings.ops import get_ops_settings
+from onceflow.settings.ops import OpsCredentialMissingError, get_ops_settings
 from onceflow.topology import KafkaNode, Layout
 from stack import jvm, postgres, prometheus, spark
 from stack.health import Probe, answers, connector_runs, stage_progresses
@@ -120,7 +120,10 @@ def _kafka_nodes(layout: Layout, jmx_base: int | None) -> list[Component]:
 def _worker_works(url: str, connect_url: str, connector: str) -> str | None:
     """The worker answers its REST API (to the ops credential), and the connector and its
     tasks run."""
-    auth = get_ops_settings().auth()
+    try:
+        auth = get_ops_settings().auth()
+    except OpsCredentialMissingError as exc:
+        return str(exc)
     return answers(f"{url}/connectors", auth=auth) or connector_runs(
         connect_url, connector, auth=auth
     )
