@@ -6,6 +6,7 @@ only."""
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from onceflow.settings import get_settings
 from onceflow.settings.connections import ROLES
 from stack import db_secrets, supervisor
 from stack.components import components
+from stack.waiting import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -60,12 +62,24 @@ def environment(pid: int) -> list[str]:
     return [entry.partition(b"=")[2].decode(errors="replace") for entry in raw.split(b"\0")]
 
 
+def running_programs() -> list[dict[str, Any]]:
+    """supervisord's programs (and event listener) that have a process now."""
+    infos: list[dict[str, Any]] = supervisor.proxy().supervisor.getAllProcessInfo()
+    return [info for info in infos if info["pid"]]
+
+
 def test_each_program_holds_only_its_own_secrets() -> None:
     known = secrets()
     parts = {c.name: c for c in components(get_settings())}
     tree = children()
-    running = [i for i in supervisor.proxy().supervisor.getAllProcessInfo() if i["pid"]]
-    assert {i["name"] for i in running} >= {*parts, supervisor.EXPORTER}
+    wanted = {*parts, supervisor.EXPORTER}
+    # Every program running (one restarted by an earlier test may still be starting).
+    wait_for(
+        lambda: wanted <= {i["name"] for i in running_programs()},
+        what="every program running",
+        timeout=120,
+    )
+    running = running_programs()
     held: dict[str, set[str]] = {}
     for info in running:
         values = [v for pid in process_tree(info["pid"], tree) for v in environment(pid)]
