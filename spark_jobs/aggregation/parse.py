@@ -10,8 +10,8 @@ How the phases map onto Spark, and why they cost little on valid records:
   definition's regexes for lone surrogates and U+0000 (from_json would silently read a lone
   surrogate as "?").
 - from_json reads the value into the schema (schema.EVENT). A record whose text IS to_json of
-  what was read (the connector's form: jsonb's key order, no spaces), or is it with JSON
-  whitespace removed and the fields in the definition's order (a `json.dumps` of the document),
+  what was read (the connector's form: jsonb's key order, no spaces), or is it with its spaces
+  removed and the fields in the definition's order (a `json.dumps` of the document),
   has exactly the declared fields, each once, of its JSON type, in strict JSON: phases 2-4 hold
   and are skipped. Any other text (also a valid event written otherwise, e.g. with escapes)
   takes the exact path below.
@@ -69,12 +69,18 @@ def _message(template: str, name: str, value: Column) -> Column:
     return F.concat(F.lit(before), value.cast("string"), F.lit(after)) if found else F.lit(template)
 
 
+def _backslash() -> Column:
+    """Whether the text holds a backslash: one scan, kept as a column for phase 1 (only a text
+    with one can hold ESCAPE_MARK) and the canonical-text check (only a text without one)."""
+    return _text().contains("\\")
+
+
 def _raw_error(max_event_bytes: int) -> Column:
-    """Phase 1."""
+    """Phase 1 (on a row with the `backslash` column)."""
     value, text = F.col("value"), _text()
     size = F.octet_length("value")
     escapes = F.regexp_replace(text, *D.ESCAPED_BACKSLASH)
-    escaped = text.contains(D.ESCAPE_MARK)
+    escaped = F.col("backslash") & text.contains(D.ESCAPE_MARK)
     return (
         F.when(value.isNull(), F.lit(D.TOMBSTONE))
         .when(
@@ -101,7 +107,9 @@ def _rendered(value: Column, path: str, order: S.Order) -> Column:
             names = [c.name for c in order(D.children(f.elements))]
             if names != [c.name for c in D.wire_order(D.children(f.elements))]:
                 column = F.arrays_zip(*[column[name].alias(name) for name in names])
-            parts.append(F.to_json(column, _TO_JSON))
+                parts.append(F.to_json(column, _TO_JSON))
+            else:  # rendered once per record, also staged (array_json)
+                parts.append(F.col(array_json(f.path)))
         elif f.json is Json.STRING:
             parts += ['"', column, '"']
         else:
@@ -114,6 +122,22 @@ def _rendered(value: Column, path: str, order: S.Order) -> Column:
         else:
             merged.append(part)
     return F.concat(*[F.lit(x) if isinstance(x, str) else x for x in merged])
+
+
+def array_json(path: str) -> str:
+    """The column of classify() holding the array at `path` as to_json writes it (its elements'
+    fields in the connector's order): rendered once, for the canonical-text check and the
+    staged items."""
+    return path.replace(".", "_") + "_json"
+
+
+def _arrays_json() -> dict[str, Column]:
+    """Every array field outside an array, as to_json writes it (see array_json)."""
+    return {
+        array_json(f.path): F.to_json(_at(f.path), _TO_JSON)
+        for f in D.FIELDS
+        if f.json is Json.ARRAY and "[]" not in f.path
+    }
 
 
 def _complete() -> Column:
@@ -136,16 +160,16 @@ def _canonical() -> Column:
     to_json writes of it, rendered by _rendered (cheaper than to_json), for a text without a
     backslash (no escape, so no value holds a character to_json would escape) that from_json read
     whole. The forms start with different keys, so the text's start picks the one to render, and
-    only the document form removes whitespace (`replace` per character: `translate` looks up
-    every character)."""
+    only the document form removes its spaces (one `replace`: one per whitespace character was
+    the backfill's dearest check, docs/benchmarks.md)."""
     ev, text = F.col("ev"), _text()
     first = f'{{"{D.wire_order(D.children(D.ROOT))[0].name}":'
-    compact = text
-    for space in D.JSON_LIMITS.whitespace:
-        compact = F.replace(compact, F.lit(space), F.lit(""))
+    # Only the space is removed (one scan): a text holding other whitespace (a tab, a line
+    # break) cannot equal the rendering, so it takes the exact path, which decides the same.
+    compact = F.replace(text, F.lit(" "), F.lit(""))
     canonical = F.when(text.startswith(first), text == _rendered(ev, D.ROOT, D.wire_order))
     canonical = canonical.otherwise(compact == _rendered(ev, D.ROOT, S.document_order))
-    plain = ~text.contains("\\") & ev[S.CORRUPT_COLUMN].isNull()
+    plain = ~F.col("backslash") & ev[S.CORRUPT_COLUMN].isNull()
     return F.coalesce(plain & _complete() & canonical, F.lit(False))
 
 
@@ -325,10 +349,17 @@ def _relation(relation: D.Relation) -> list[tuple[Column, Column]]:
             return [(_at(field) != total, reason)]
         case D.KeyEquals(field=field, missing=missing):
             key = F.col("key")
-            return [(key.isNull(), F.lit(missing)), (key != F.encode(_at(field), "UTF-8"), reason)]
+            return [(key.isNull(), F.lit(missing)), (_differs(key, _at(field)), reason)]
         case D.HeaderEquals(header=header, field=field):
             value = _header(header)
-            return [(value.isNotNull() & (value != F.encode(_at(field), "UTF-8")), reason)]
+            return [(value.isNotNull() & _differs(value, _at(field)), reason)]
+
+
+def _differs(raw: Column, text: Column) -> Column:
+    """Whether the bytes `raw` are not the UTF-8 of the string `text`: compared as strings, byte
+    for byte (a cast of bytes to a string copies nothing; encode() would build a Java string and
+    its bytes for every record). A string from_json read is valid UTF-8 (phase 1)."""
+    return raw.cast("string") != text
 
 
 @cache
@@ -350,7 +381,8 @@ def _value_error() -> Column:
 
 
 def classify(raw: DataFrame, max_event_bytes: int) -> DataFrame:
-    """Every raw record with its parsed event (`ev`) and `error` (null for a valid event)."""
+    """Every raw record with its parsed event (`ev`), each of its arrays as JSON text
+    (array_json) and `error` (null for a valid event)."""
     valid_text = F.col("raw_error").isNull()
     return (
         raw.select(
@@ -361,17 +393,19 @@ def classify(raw: DataFrame, max_event_bytes: int) -> DataFrame:
             F.col("offset").alias("kafka_offset"),
             F.col("timestamp").alias("kafka_timestamp"),
             F.col("headers"),
-            _raw_error(max_event_bytes).alias("raw_error"),
+            _backslash().alias("backslash"),
         )
+        .withColumn("raw_error", _raw_error(max_event_bytes))
         # Only a value that passed phase 1 is handed to the JSON parsers.
         .withColumn(
             "ev", F.when(valid_text, F.from_json(_text(), S.EVENT_WITH_CORRUPT, JSON_OPTIONS))
         )
+        .withColumns(_arrays_json())
         .withColumn("exact", valid_text & ~_canonical())
         .withColumn("v", F.when(F.col("exact"), F.try_parse_json(_text())))
         .withColumn("structure_error", F.when(F.col("exact"), _structure_error()))
         .withColumn("error", F.coalesce("raw_error", "structure_error", _value_error()))
-        .drop("raw_error", "exact", "v", "structure_error")
+        .drop("backslash", "raw_error", "exact", "v", "structure_error")
     )
 
 
@@ -403,6 +437,7 @@ def annotated(classified: DataFrame) -> DataFrame:
         ev["order"]["status"].alias("status"),
         ev["order"]["total_cents"].alias("total_cents"),
         ev["order"]["items"].alias("items"),
+        F.col(array_json("order.items")).alias("items_json"),
         fingerprint(ev).alias("fingerprint"),
         "key",
         "value",
