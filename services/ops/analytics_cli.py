@@ -40,13 +40,11 @@ def rebuild(
         emit_json(report)
         return
     verb = "would change (dry run, nothing changed)" if dry_run else "changed"
-    listing = Listing(
-        ("table", "rows", "missing", "extra", "different"),
-        title=f"rebuilt from {report.events} counted events: rows {verb}",
-        right=("rows", "missing", "extra", "different"),
-    )
+    columns = ("table", "rows", "missing", "extra", "different", "folded meanwhile")
+    listing = Listing(columns, title=f"recomputed from {report.events} counted events: rows {verb}")
+    listing.right = columns[1:]
     for t in report.tables:
-        listing.add_row(t.table, t.rows, t.missing, t.extra, t.different)
+        listing.add_row(t.table, t.rows, t.missing, t.extra, t.different, t.folded_since_snapshot)
     listing.print()
     for t in report.tables:
         for d in t.samples:
@@ -57,8 +55,10 @@ def rebuild(
             )
         if t.changes > len(t.samples):
             console.print(f"{t.table}: {t.changes - len(t.samples)} more differences not shown")
+    console.print(f"recomputed in a snapshot in {report.snapshot_s:.2f} s, without the lock")
     if not dry_run:
         console.print(
-            f"swapped in one transaction; the job's folds waited {report.lock_held_s:.2f} s"
-            f" (after {report.lock_wait_s:.2f} s waiting for the writers' lock)"
+            "swapped in one transaction holding the writers' lock: the job's next fold waited"
+            f" {report.lock_held_s:.2f} s (the lock was free after {report.lock_wait_s:.2f} s);"
+            " 'folded meanwhile': rows the job changed between the snapshot and the lock, kept"
         )

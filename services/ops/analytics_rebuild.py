@@ -1,24 +1,31 @@
 """`onceflow-ops analytics rebuild`: recompute reporting tables from the events the job counted
 (onceflow/recompute.py) into new tables, verify them, and swap them in while the job runs.
 
-Why no event is missed or counted twice across the swap (docs/analytics.md, "Rebuilding a table
-while the stream runs"): the job folds each micro-batch in ONE transaction that holds the
+Why no event is missed or counted twice across the swap (docs/analytics.md, "Rebuilding the
+tables while the stream runs"): the job folds each micro-batch in ONE transaction that holds the
 writers' lock (lock_writers()) and writes its ledger row, its de-duplication ids and the tables
-together. The rebuild takes the same lock first, in one transaction, so no fold commits while it
-runs: every statement after the lock sees every batch committed before it and none after. The
-recompute reads the de-duplication set and order_state, which hold exactly the events of those
-batches; the swap makes the live tables equal to it; the next fold adds only events whose ids
-are not in the set (the ones it counted are dropped as duplicates), onto the swapped rows.
+together, and nothing else writes the tables. So every snapshot of the database is consistent:
+its tables count exactly the events its de-duplication set and order_state hold.
 
-The swap writes the differences only, in place (DELETE the rows the recompute does not have,
+1. In one REPEATABLE READ snapshot S, without the lock (the job keeps folding), the rebuild
+   recomputes each table from S's events (R_S) and copies the live table as S sees it (L_S).
+2. In one transaction that first takes the writers' lock (no fold commits until it ends; every
+   statement after the lock sees every batch committed before it), each table becomes
+   R_S + (L_now - L_S): the recompute of what was counted up to S, plus exactly what the job's
+   folds added after S (the live table now minus the live table then; the earliest and latest
+   order timestamps combine by least / greatest). The next fold adds only events whose ids are
+   not in the de-duplication set, onto the swapped rows.
+The lock is held for work on the tables' size (a three-way join on keys), not the history's.
+
+The swap writes the differences only, in place (DELETE the rows the result does not have,
 INSERT ... ON CONFLICT DO UPDATE the others that differ): the tables keep their OIDs, grants,
 comments, indexes and dependent views, so the running job's prepared statements stay valid, and
 analysts' reads never wait (no ACCESS EXCLUSIVE lock, unlike a RENAME or TRUNCATE). Before the
-commit the live tables are compared with the rebuilt ones (every row, and the row count and the
-sums per currency): any difference rolls the whole rebuild back.
+commit the live tables are compared with the result (every row, and the row count and the sums
+per currency): any difference rolls the whole rebuild back.
 
-`--dry-run` builds and verifies the new tables in a REPEATABLE READ snapshot without the lock,
-reports the differences the swap would apply and rolls back: it changes nothing.
+`--dry-run` stops after step 1 and reports the differences between R_S and L_S (what the swap
+would change, as of S): it takes no lock and changes nothing.
 """
 
 import time
@@ -34,6 +41,8 @@ Cursor = psycopg.Cursor[tuple[Any, ...]]
 # How long the rebuild waits for the job's fold to release the writers' lock.
 LOCK_TIMEOUT = "60s"
 SAMPLES = 10
+# How a column that is not a count or sum combines the recompute with the folds since S.
+COMBINE = {"first_order_at": "least", "last_order_at": "greatest"}
 # Columns a customer's and a day's figures share per currency (every placement and cancellation
 # has a known day; a payment may not, so paid_cents is not compared).
 SHARED_CUSTOMER_DAILY = ("orders_placed", "placed_cents", "cancelled_cents", "refunded_cents")
@@ -46,8 +55,8 @@ class RebuildError(Exception):
 
 @dataclass(frozen=True)
 class Difference:
-    """One row where the live table and the rebuilt one differ: `live` None = missing, `rebuilt`
-    None = a row the recompute does not have."""
+    """One row where the live table and the result differ: `live` None = missing, `rebuilt`
+    None = a row the result does not have."""
 
     kind: str  # missing | extra | different
     live: dict[str, Any] | None
@@ -56,14 +65,16 @@ class Difference:
 
 @dataclass(frozen=True)
 class TableReport:
-    """What the rebuild of one table found (and applied, unless a dry run)."""
+    """What the rebuild of one table found, and changed (nothing in a dry run)."""
 
     table: str
-    rows: int
+    rows: int  # rows of the result
     missing: int
     extra: int
     different: int
-    # Sums of every counted column per currency, of the rebuilt table ("rows": its rows).
+    # The live table's rows the job's folds changed between the snapshot and the lock.
+    folded_since_snapshot: int
+    # Sums of every counted column per currency, of the result ("rows": its rows).
     totals: dict[str, dict[str, int]]
     samples: list[Difference] = field(default_factory=list)
 
@@ -76,8 +87,9 @@ class TableReport:
 class Report:
     dry_run: bool
     bookkeeping: str
-    events: int  # rows of recompute_events: (order, event type) pairs recomputed
+    events: int  # rows of recompute_events: (order, event type) pairs recomputed at S
     tables: list[TableReport]
+    snapshot_s: float  # the recompute, without the lock
     lock_wait_s: float  # waiting for the job's fold to release the writers' lock
     lock_held_s: float  # from the lock to the commit: how long the job's next fold waited
 
@@ -97,39 +109,31 @@ def parse_tables(values: list[str] | None) -> list[str]:
 
 
 def rebuild(dsn: str, tables: list[str], *, dry_run: bool) -> Report:
-    """Rebuild `tables` (recompute.TABLES names) in one transaction; see the module's docstring."""
-    with psycopg.connect(dsn) as conn:
-        if dry_run:
-            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-        with conn.cursor() as cur:
-            started = time.monotonic()
+    """Rebuild `tables` (recompute.TABLES names); see the module's docstring. One session: the
+    snapshot's temp tables live until it closes."""
+    with psycopg.connect(dsn) as conn, conn.cursor() as cur:
+        started = time.monotonic()
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        with conn.transaction():
             bookkeeping = _bookkeeping(cur)
-            if not dry_run:
-                cur.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
-                cur.execute(f"SELECT {bookkeeping}.lock_writers()")
-            locked = time.monotonic()
             recompute.prepare(cur.execute, bookkeeping)
             cur.execute(f"SELECT count(*) FROM {recompute.EVENTS}")
             events = _one(cur)
-            reports = [_build(cur, table) for table in tables]
-            _check_consistent({r.table: r for r in reports})
-            if not dry_run:
-                for table in tables:
-                    _swap(cur, table)
-                    _verify(cur, table)
+            totals = {table: _snapshot(cur, table) for table in tables}
+            _check_consistent(totals)
+        snapshot_s = time.monotonic() - started
         if dry_run:
-            conn.rollback()
-        else:
-            conn.commit()
+            reports = [_compare(cur, t, _rebuilt(t), _at_snapshot(t), 0, totals[t]) for t in tables]
+            return Report(True, bookkeeping, events, reports, snapshot_s, 0.0, 0.0)
+        conn.isolation_level = psycopg.IsolationLevel.READ_COMMITTED
+        with conn.transaction():
+            cur.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
+            asked = time.monotonic()
+            cur.execute(f"SELECT {bookkeeping}.lock_writers()")
+            locked = time.monotonic()
+            reports = [_swap(cur, table) for table in tables]
         done = time.monotonic()
-    return Report(
-        dry_run=dry_run,
-        bookkeeping=bookkeeping,
-        events=events,
-        tables=reports,
-        lock_wait_s=0.0 if dry_run else locked - started,
-        lock_held_s=0.0 if dry_run else done - locked,
-    )
+    return Report(False, bookkeeping, events, reports, snapshot_s, locked - asked, done - locked)
 
 
 def _one(cur: Cursor) -> Any:
@@ -147,58 +151,121 @@ def _bookkeeping(cur: Cursor) -> str:
     return str(found[0])
 
 
-def _new(table: str) -> str:
-    return f"rebuilt_{table}"
+def _live(table: str) -> str:
+    return f"analytics.{table}"
 
 
-def _diff(table: str) -> str:
-    return f"rebuild_diff_{table}"
+def _rebuilt(table: str) -> str:
+    return f"rebuild_recomputed_{table}"  # R_S
+
+
+def _at_snapshot(table: str) -> str:
+    return f"rebuild_snapshot_{table}"  # L_S
+
+
+def _result(table: str) -> str:
+    return f"rebuild_result_{table}"  # R_S + (L_now - L_S)
 
 
 def _on(left: str, right: str, key: list[str]) -> str:
     return " AND ".join(f"{left}.{k} = {right}.{k}" for k in key)
 
 
-def _build(cur: Cursor, table: str) -> TableReport:
-    """Recompute `table` into temp table rebuilt_<table> and its differences with the live one
-    into rebuild_diff_<table> (kind, the key, both rows as JSON)."""
-    live, new, diff = f"analytics.{table}", _new(table), _diff(table)
+def _temp(cur: Cursor, name: str, table: str, select: str) -> None:
+    """Temp table `name` (for the session) of `select`'s rows, keyed as analytics.`table`."""
+    cur.execute(f"CREATE TEMP TABLE {name} AS {select}")
+    cur.execute(f"ALTER TABLE {name} ADD PRIMARY KEY ({', '.join(recompute.key(table))})")
+    cur.execute(f"ANALYZE {name}")
+
+
+def _snapshot(cur: Cursor, table: str) -> dict[str, dict[str, int]]:
+    """In snapshot S: R_S (the recompute) and L_S (the live table); R_S's totals."""
+    cols = recompute.columns(table)
+    _temp(cur, _rebuilt(table), table, f"SELECT {cols} FROM {_live(table)} LIMIT 0")
+    recompute.fill(cur.execute, table, _rebuilt(table))
+    _temp(cur, _at_snapshot(table), table, f"SELECT {cols} FROM {_live(table)}")
+    return _totals(cur, _rebuilt(table), table)
+
+
+def _combined(table: str) -> str:
+    """The SELECT of R_S + (L_now - L_S), under the lock: per key, each count and sum is the
+    recompute's plus what the folds added since S; a timestamp the folds moved since S is
+    combined with the recompute's (COMBINE). Keys neither recomputed nor folded since S go."""
+    key = recompute.key(table)
+    cols = []
+    for c in recompute.names(table):
+        if c in key:
+            cols.append(f"coalesce(r.{c}, l.{c}) AS {c}")
+        elif c in COMBINE:
+            cols.append(
+                f"CASE WHEN l.{c} IS DISTINCT FROM s.{c} THEN {COMBINE[c]}(r.{c}, l.{c})"
+                f" ELSE r.{c} END AS {c}"
+            )
+        else:
+            cols.append(f"coalesce(r.{c}, 0) + coalesce(l.{c}, 0) - coalesce(s.{c}, 0) AS {c}")
+    live_cols = recompute.columns(table)
+    return (
+        f"SELECT {', '.join(cols)} FROM {_rebuilt(table)} r"
+        f" FULL JOIN (SELECT {live_cols} FROM {_live(table)}) l ON {_on('r', 'l', key)}"
+        f" LEFT JOIN {_at_snapshot(table)} s ON {_on('s', 'l', key)}"
+        f" WHERE r.{key[0]} IS NOT NULL OR l IS DISTINCT FROM s"
+    )
+
+
+def _folded_since(cur: Cursor, table: str) -> int:
+    """How many rows of the live table the folds changed since S."""
     key, cols = recompute.key(table), recompute.columns(table)
-    cur.execute(f"CREATE TEMP TABLE {new} ON COMMIT DROP AS SELECT {cols} FROM {live} LIMIT 0")
-    recompute.fill(cur.execute, table, new)
-    cur.execute(f"ALTER TABLE {new} ADD PRIMARY KEY ({', '.join(key)})")
-    cur.execute(f"ANALYZE {new}")
-    keys = ", ".join(f"coalesce(l.{k}, r.{k}) AS {k}" for k in key)
     cur.execute(
-        f"CREATE TEMP TABLE {diff} ON COMMIT DROP AS"
+        f"SELECT count(*) FROM (SELECT {cols} FROM {_live(table)}) l"
+        f" FULL JOIN {_at_snapshot(table)} s ON {_on('l', 's', key)}"
+        " WHERE l IS DISTINCT FROM s"
+    )
+    return int(_one(cur))
+
+
+def _compare(
+    cur: Cursor,
+    table: str,
+    target: str,
+    current: str,
+    folded: int,
+    totals: dict[str, dict[str, int]],
+) -> TableReport:
+    """The rows where `current` (a relation with analytics.`table`'s columns) differs from
+    `target`, into temp table rebuild_diff_<table> (kind, the key, both rows as JSON)."""
+    key, cols, diff = recompute.key(table), recompute.columns(table), f"rebuild_diff_{table}"
+    keys = ", ".join(f"coalesce(l.{k}, r.{k}) AS {k}" for k in key)
+    cur.execute(f"DROP TABLE IF EXISTS {diff}")
+    cur.execute(
+        f"CREATE TEMP TABLE {diff} AS"
         f" SELECT CASE WHEN l.{key[0]} IS NULL THEN 'missing'"
         f" WHEN r.{key[0]} IS NULL THEN 'extra' ELSE 'different' END AS kind, {keys},"
         " CASE WHEN l IS NULL THEN NULL ELSE to_jsonb(l) END AS live,"
         " CASE WHEN r IS NULL THEN NULL ELSE to_jsonb(r) END AS rebuilt"
-        f" FROM (SELECT {cols} FROM {live}) l FULL JOIN (SELECT {cols} FROM {new}) r"
+        f" FROM (SELECT {cols} FROM {current}) l FULL JOIN (SELECT {cols} FROM {target}) r"
         f" ON {_on('l', 'r', key)}"
-        " WHERE to_jsonb(l) IS DISTINCT FROM to_jsonb(r)"
+        " WHERE l IS DISTINCT FROM r"
     )
     cur.execute(f"SELECT kind, count(*) FROM {diff} GROUP BY kind")
     kinds = Counter({kind: int(n) for kind, n in cur.fetchall()})
     cur.execute(f"SELECT kind, live, rebuilt FROM {diff} ORDER BY {', '.join(key)} LIMIT {SAMPLES}")
     samples = [Difference(kind, live_row, new_row) for kind, live_row, new_row in cur.fetchall()]
-    totals = _totals(cur, new, table)
     return TableReport(
         table=table,
         rows=sum(t["rows"] for t in totals.values()),
         missing=kinds["missing"],
         extra=kinds["extra"],
         different=kinds["different"],
+        folded_since_snapshot=folded,
         totals=totals,
         samples=samples,
     )
 
 
 def _counted(table: str) -> list[str]:
-    """The counted (bigint) columns of `table`: all filled ones but the key and timestamps."""
+    """The counts and sums of `table`: every filled column but the key and COMBINE's."""
     key = recompute.key(table)
-    return [c for c in recompute.names(table) if c not in key and not c.endswith("_at")]
+    return [c for c in recompute.names(table) if c not in key and c not in COMBINE]
 
 
 def _totals(cur: Cursor, relation: str, table: str) -> dict[str, dict[str, int]]:
@@ -212,21 +279,21 @@ def _totals(cur: Cursor, relation: str, table: str) -> dict[str, dict[str, int]]
     }
 
 
-def _check_consistent(reports: dict[str, TableReport]) -> None:
-    """The rebuilt tables agree with each other per currency where they count the same events:
-    product_sales is daily_product_sales summed over days; the customers' placements,
+def _check_consistent(totals: dict[str, dict[str, dict[str, int]]]) -> None:
+    """The recomputed tables agree with each other per currency where they count the same
+    events: product_sales is daily_product_sales summed over days; the customers' placements,
     cancellations and refunds are the days'."""
     pairs = [
         ("product_sales", "daily_product_sales", _counted("product_sales")),
         ("customer_sales", "daily_sales", list(SHARED_CUSTOMER_DAILY)),
     ]
     for one, other, columns in pairs:
-        if one not in reports or other not in reports:
+        if one not in totals or other not in totals:
             continue
-        a, b = (_project(reports[t].totals, columns) for t in (one, other))
+        a, b = (_project(totals[t], columns) for t in (one, other))
         if a != b:
             raise RebuildError(
-                f"the rebuilt {one} and {other} disagree per currency ({a} != {b}): nothing "
+                f"the recomputed {one} and {other} disagree per currency ({a} != {b}): nothing "
                 "was changed"
             )
 
@@ -237,37 +304,43 @@ def _project(totals: dict[str, dict[str, int]], columns: list[str]) -> dict[str,
     }
 
 
-def _swap(cur: Cursor, table: str) -> None:
-    """Make analytics.<table> equal rebuilt_<table>, writing only the rows that differ."""
-    live, new, diff = f"analytics.{table}", _new(table), _diff(table)
-    key = recompute.key(table)
-    cols = recompute.columns(table)
+def _swap(cur: Cursor, table: str) -> TableReport:
+    """Under the lock: build R_S + (L_now - L_S), make analytics.<table> equal it writing only
+    the rows that differ, and verify."""
+    live, result = _live(table), _result(table)
+    key, cols = recompute.key(table), recompute.columns(table)
+    _temp(cur, result, table, _combined(table))
+    report = _compare(
+        cur, table, result, live, _folded_since(cur, table), _totals(cur, result, table)
+    )
+    diff = f"rebuild_diff_{table}"
     cur.execute(
         f"DELETE FROM {live} t USING {diff} d WHERE d.kind = 'extra' AND {_on('t', 'd', key)}"
     )
-    values = [c for c in recompute.names(table) if c not in key]
-    sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in values)
+    sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in recompute.names(table) if c not in key)
     picked = ", ".join(f"r.{c}" for c in recompute.names(table))
     cur.execute(
-        f"INSERT INTO {live} ({cols}) SELECT {picked} FROM {new} r JOIN {diff} d"
+        f"INSERT INTO {live} ({cols}) SELECT {picked} FROM {result} r JOIN {diff} d"
         f" ON {_on('r', 'd', key)} WHERE d.kind <> 'extra'"
         f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {sets}"
     )
+    _verify(cur, table)
+    return report
 
 
 def _verify(cur: Cursor, table: str) -> None:
-    """After the swap, inside its transaction: analytics.<table> holds exactly the rebuilt rows,
-    so the same row count and sums per currency; otherwise RebuildError (rolled back)."""
-    live, new, cols = f"analytics.{table}", _new(table), recompute.columns(table)
+    """After the swap, inside its transaction: analytics.<table> holds exactly the result's
+    rows, so the same row count and sums per currency; otherwise RebuildError (rolled back)."""
+    live, result, cols = _live(table), _result(table), recompute.columns(table)
     cur.execute(
-        f"SELECT (SELECT count(*) FROM (SELECT {cols} FROM {live} EXCEPT ALL"
-        f" SELECT {cols} FROM {new}) a) + (SELECT count(*) FROM (SELECT {cols} FROM {new}"
-        f" EXCEPT ALL SELECT {cols} FROM {live}) b)"
+        f"SELECT count(*) FROM (SELECT {cols} FROM {live}) l"
+        f" FULL JOIN (SELECT {cols} FROM {result}) r ON {_on('l', 'r', recompute.key(table))}"
+        " WHERE l IS DISTINCT FROM r"
     )
     unequal = _one(cur)
-    live_totals, new_totals = _totals(cur, live, table), _totals(cur, new, table)
-    if unequal or live_totals != new_totals:
+    live_totals, result_totals = _totals(cur, live, table), _totals(cur, result, table)
+    if unequal or live_totals != result_totals:
         raise RebuildError(
             f"after the swap analytics.{table} differs from the rebuilt table ({unequal} rows; "
-            f"totals {live_totals} != {new_totals}): rolled back, nothing was changed"
+            f"totals {live_totals} != {result_totals}): rolled back, nothing was changed"
         )

@@ -1,0 +1,152 @@
+"""`onceflow-ops analytics rebuild` while orders flow through the API and the job runs
+(docs/analytics.md, "Rebuilding a table while the stream runs"): the rebuilt tables equal the
+per-currency oracle of the events (tests/e2e/exactly_once.py), no event is missed or counted
+twice across the swap, the job is never stopped and keeps counting after it; --dry-run changes
+nothing; an unknown table is refused.
+
+The tables are first rebuilt once before the baseline, so what a rebuild cannot reach of other
+tests' history (records produced to the topic without an order in the orders schema) is settled
+before the oracle's baseline and the swap under test changes only what the test broke."""
+
+import json
+import subprocess
+import sys
+import time
+import uuid
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+
+from onceflow import recompute
+from onceflow.settings import Settings
+from services.ops import analytics_rebuild
+from stack import supervisor
+from stack.waiting import wait_for
+from tests.e2e import analytics, exactly_once
+from tests.e2e.writer import Writer
+
+pytestmark = pytest.mark.integration
+JOB = "aggregation"
+
+
+def ops(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "services.ops.cli", "analytics", "rebuild", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def rebuild(*args: str) -> dict[str, Any]:
+    done = ops(*args, "--json")
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def swaps_with_folds_meanwhile(attempts: int = 3) -> list[dict[str, Any]]:
+    """Rebuild until a swap had batches folded between its snapshot and its lock (the path that
+    keeps them); each attempt is a rebuild while orders flow. Returns every report."""
+    reports = [rebuild()]
+    while not any(t["folded_since_snapshot"] for t in reports[-1]["tables"]):
+        assert len(reports) < attempts, "no batch was folded during the rebuilds"
+        reports.append(rebuild())
+    return reports
+
+
+def changes(report: dict[str, Any]) -> dict[str, tuple[int, int, int]]:
+    return {t["table"]: (t["missing"], t["extra"], t["different"]) for t in report["tables"]}
+
+
+def corrupt(conn: analytics.Conn, customer: str, sku: str, ghost: str) -> dict[str, Any]:
+    """Break one row of each kind the swap repairs: a customer's sum (different), a row no
+    event made (extra), a SKU's day deleted (missing); returns what the rows now hold."""
+    with conn.transaction():
+        conn.execute(
+            "UPDATE analytics.customer_sales SET placed_cents = placed_cents + 7"
+            " WHERE customer_id = %s",
+            (customer,),
+        )
+        conn.execute(
+            "INSERT INTO analytics.customer_sales (customer_id, currency, orders_placed)"
+            " VALUES (%s, 'EUR', 1)",
+            (ghost,),
+        )
+        conn.execute("DELETE FROM analytics.daily_product_sales WHERE sku = %s", (sku,))
+    return state(conn, customer, sku, ghost)
+
+
+def state(conn: analytics.Conn, customer: str, sku: str, ghost: str) -> dict[str, Any]:
+    return {
+        "customer": analytics.customer_sales(conn, [customer]),
+        "ghost": analytics.customer_sales(conn, [ghost]),
+        "sku days": analytics.daily_product_sales(conn, [sku]),
+    }
+
+
+def job() -> tuple[int, int]:
+    info = supervisor.proxy().supervisor.getProcessInfo(JOB)
+    assert info["statename"] == "RUNNING"
+    return int(info["pid"]), int(info["start"])
+
+
+def test_a_rebuild_while_orders_flow_counts_every_event_once(
+    api: httpx.Client, analyst: analytics.Conn, settings: Settings, writer: Writer
+) -> None:
+    analytics.barrier(api, analyst)
+    # Settle what earlier tests left that a rebuild cannot reach (in-process: no CLI start-up).
+    analytics_rebuild.rebuild(settings.dsn("owner"), list(recompute.TABLES), dry_run=False)
+    before = exactly_once.baseline(settings)
+    running = job()
+    writer.start()
+    writer.wait_more()
+    (customer, _), *_ = dict(writer.expected.customers)  # a copy: the writer keeps adding
+    (sku, _), *_ = dict(writer.expected.products)
+    wait_for(
+        lambda: bool(analytics.customer_sales(analyst, [customer])),
+        what="the writer's first customer counted",
+        timeout=120,
+    )
+    wait_for(
+        lambda: bool(analytics.daily_product_sales(analyst, [sku])),
+        what="the writer's first sku counted",
+        timeout=120,
+    )
+    ghost = f"rebuild-ghost-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(settings.dsn("owner"), autocommit=True) as owner:
+        broken = corrupt(owner, customer, sku, ghost)
+
+        dry = rebuild("--dry-run", "--tables", "customer_sales,daily_product_sales")
+        assert [t["table"] for t in dry["tables"]] == ["customer_sales", "daily_product_sales"]
+        found = changes(dry)
+        assert found["customer_sales"][1:] >= (1, 1), found  # the ghost, the customer's sum
+        assert found["daily_product_sales"][0] >= 1, found  # the deleted day of the sku
+        assert state(owner, customer, sku, ghost) == broken, "the dry run changed a table"
+
+        writer.wait_more()  # orders keep flowing into the swap
+        swapped = swaps_with_folds_meanwhile()
+        swapped_at = time.time()
+        applied = changes(swapped[0])
+        assert applied["customer_sales"][1:] >= (1, 1), applied
+        assert applied["daily_product_sales"][0] >= 1, applied
+        assert not state(owner, customer, sku, ghost)["ghost"]
+
+    writer.wait_more()  # the API kept taking writes after the swap
+    expected = writer.finish()
+    exactly_once.assert_counted_once(settings, expected, before, timeout=180)
+    assert job() == running, "the aggregation job was restarted"
+    counted_at = analyst.execute("SELECT max(last_applied_at) FROM analytics.freshness").fetchone()
+    assert counted_at is not None
+    assert counted_at[0].timestamp() > swapped_at, "the job counted nothing after the swap"
+
+
+def test_an_unknown_table_is_refused_in_a_sentence() -> None:
+    done = ops("--tables", "daily_sales,customers")
+    assert done.returncode == 1
+    assert "unknown table 'customers'" in done.stderr
+    assert "daily_sales, customer_sales, product_sales, daily_product_sales" in done.stderr
+    assert "Traceback" not in done.stderr
