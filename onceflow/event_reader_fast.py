@@ -92,14 +92,20 @@ class _Source:
             value = self.fresh("v")
             if outside_arrays:
                 self.var[field.path] = value
-            self.emit(depth, f"{value} = {var}.get({field.name!r})")
             inner = depth
-            if not field.required:
+            if field.required:  # present: the key set was checked above
+                self.emit(depth, f"{value} = {var}[{field.name!r}]")
+            else:
+                self.emit(depth, f"{value} = {var}.get({field.name!r})")
                 self.emit(depth, f"if {value} is not None:")
                 inner = depth + 1
             self.value(inner, field, value, outside_arrays=outside_arrays)
 
     def value(self, depth: int, field: Field, value: str, *, outside_arrays: bool) -> None:
+        if field.json is Json.OBJECT:  # obj() checks its type with its key set
+            self.rule(depth, field, value)
+            self.obj(depth, field.path, value, outside_arrays=outside_arrays)
+            return
         wrong = f"type({value}) is not {_PYTHON[field.json]}"
         if field.json is Json.INTEGER:
             low, high = self.long
@@ -114,8 +120,6 @@ class _Source:
             self.obj(depth + 1, field.elements, element, outside_arrays=False)
         else:
             self.rule(depth, field, value)
-        if field.json is Json.OBJECT:
-            self.obj(depth, field.path, value, outside_arrays=outside_arrays)
 
     def relation(self, depth: int, relation: D.Relation) -> None:
         var = self.var

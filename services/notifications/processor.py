@@ -329,33 +329,37 @@ class Processor:
                 raise
 
     def _produce_all(self, batch: Batch, alone: set[Position]) -> None:
-        notify = self._notify
+        notify, producer = self._notify, self._producer
+        produce, topic = producer.produce, notify.notify_topic
+        delivered = self._delivered_notification
         sent = list(zip(batch.notifications, batch.sources, strict=True))
         for out, source in self._mutated(sent):
             at: Position = (source.partition, source.offset)
-            if at in alone:
-                self._producer.flush(30)
+            if alone and at in alone:
+                producer.flush(30)
             try:
-                self._producer.produce(
-                    notify.notify_topic,
+                produce(
+                    topic,
                     out.value,
                     out.key,
                     headers=out.headers,
-                    on_delivery=functools.partial(self._delivered_notification, at),
+                    on_delivery=functools.partial(delivered, at),
                 )
             except KafkaException as exc:  # refused by the client before it was queued
                 if exc.args[0].code() not in REFUSED_RECORD:
                     raise
                 self._refuse(at, exc.args[0])
-            if at in alone:
-                self._producer.flush(30)
+            if alone and at in alone:
+                producer.flush(30)
         for d in batch.dead_letters:
-            self._producer.produce(notify.notify_dlq_topic, d.value, d.key, headers=d.headers)
+            produce(notify.notify_dlq_topic, d.value, d.key, headers=d.headers)
+        changelog = notify.notify_changelog_topic
         for event_id, occurred_at, content in batch.changelog:
-            self._producer.produce(
-                notify.notify_changelog_topic,
+            # keyed (partitioned) by event id
+            produce(
+                changelog,
                 occurred_at.encode(),
-                event_id.encode(),  # keyed (partitioned) by event id
+                event_id.encode(),
                 headers=[(CONTENT_HEADER, content.encode())],
             )
 

@@ -5,7 +5,7 @@ import json
 
 import orjson
 
-from services.notifications.fingerprint import SIZE, canonical, fingerprint
+from services.notifications.fingerprint import SIZE, canonical, fingerprint, walked
 from tests.oracle.events import event
 
 
@@ -39,3 +39,13 @@ def test_the_canonical_form_is_the_connectors() -> None:
     assert text.startswith('{"order":{"id":')  # jsonb: shorter keys first
     assert '"items":[{"sku":"SKU-1","quantity":2,"unit_price_cents":1250}' in text
     assert text.endswith(f'"occurred_at":"{e["occurred_at"]}","schema_version":1}}')
+
+
+def test_the_compiled_canonical_form_is_the_walked_one() -> None:
+    items = [{"sku": f"SKU-{n}", "quantity": n, "unit_price_cents": 10 * n} for n in (3, 1, 2)]
+    one, three = {"items": items[:1]}, {"items": items}
+    events = [event(), event("OrderPaid", order=one), event(order=three)]
+    for e in events:
+        shuffled = {k: e[k] for k in reversed(e)}  # another key order in, the wire order out
+        assert orjson.dumps(canonical(shuffled)) == orjson.dumps(walked(e))
+        assert list(canonical(shuffled)["order"]) == list(walked(e)["order"])
