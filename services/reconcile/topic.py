@@ -45,7 +45,7 @@ def _consumer(bootstrap: str) -> Consumer:
     return Consumer(
         {
             "bootstrap.servers": bootstrap,
-            "group.id": "onceflow-reconcile",  # never commits: positions live in Postgres
+            "group.id": "onceflow-ops-reconcile",  # never commits: positions live in Postgres
             "enable.auto.commit": False,
             "isolation.level": "read_committed",
             "enable.partition.eof": True,
