@@ -21,6 +21,8 @@ SERVER = paths.STATE / "bin" / "toxiproxy-server"
 LOG = paths.LOGS / "toxiproxy.log"
 
 _server: subprocess.Popen[bytes] | None = None
+# One client for every call: a new one per call costs its TLS setup, even for plain HTTP.
+_http = httpx.Client(base_url=URL, timeout=10)
 
 
 class ToxiproxyError(RuntimeError):
@@ -28,7 +30,7 @@ class ToxiproxyError(RuntimeError):
 
 
 def _call(method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-    response = httpx.request(method, URL + path, json=body, timeout=10)
+    response = _http.request(method, path, json=body)
     if response.status_code >= 400:
         raise ToxiproxyError(f"{method} {path}: {response.status_code} {response.text.strip()}")
     return response.json() if response.content else None
@@ -36,7 +38,7 @@ def _call(method: str, path: str, body: dict[str, Any] | None = None) -> Any:
 
 def running() -> bool:
     try:
-        return httpx.get(URL + "/version", timeout=2).status_code == 200
+        return _http.get("/version", timeout=2).status_code == 200
     except httpx.TransportError:
         return False
 

@@ -111,3 +111,10 @@ def _drain(rx: socket.socket) -> int:
         except TimeoutError:
             return got
         got += 1
+
+
+def free_port(host: str) -> int:
+    """A port nothing listens on at `host` now (the kernel's pick for a bind to port 0)."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])

@@ -19,6 +19,7 @@ from tests.integration.faults.peers import (
     datagrams_through,
     echo_server,
     echoes,
+    free_port,
     reaches,
     round_trip_s,
 )
@@ -87,7 +88,10 @@ def test_loss_drops_about_the_share_asked_each_way() -> None:
 
 
 def test_delay_adds_at_least_what_it_says_to_each_round_trip() -> None:
-    with echo_server(B) as echo, faults.link(A, B, port=echo + 1, upstream=f"{B}:{echo}") as via:
+    with (
+        echo_server(B) as echo,
+        faults.link(A, B, port=free_port(B), upstream=f"{B}:{echo}") as via,
+    ):
         host, port = via.split(":")
         with connect(A, host, int(port), timeout=5) as sock:
             before = min(round_trip_s(sock) for _ in range(5))
@@ -108,7 +112,7 @@ def test_a_failing_block_leaves_no_rule_toxic_or_proxy() -> None:
 
 def _fail_inside_every_fault(echo: int) -> None:
     with (
-        faults.link(A, B, port=echo + 1, upstream=f"{B}:{echo}"),
+        faults.link(A, B, port=free_port(B), upstream=f"{B}:{echo}"),
         faults.delay(A, B, 100),
         faults.partition(A, B),
         faults.loss(B, C, 50),
