@@ -43,7 +43,7 @@ command -v chromium >/dev/null || missing+=(chromium)
 command -v npm >/dev/null || missing+=(npm)
 # nftables cuts and drops traffic between loopback addresses for the network-fault rehearsals
 # (tests/faults, docs/operations.md#rehearsing-network-faults).
-command -v nft >/dev/null || missing+=(nftables)
+command -v nft >/dev/null || [ -x /usr/sbin/nft ] || missing+=(nftables)  # sbin: maybe not on PATH
 if [ ${#missing[@]} -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
   [ "$(id -u)" -eq 0 ] || die "${missing[*]} missing: run make up as root once (it apt-installs them)."
