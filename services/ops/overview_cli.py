@@ -80,6 +80,14 @@ def _facts(hop: Hop) -> list[str]:
         lines.append(f"notifications: {letters['newest']} newest on {letters['topic']}")
     if "note" in facts:
         lines.append(facts["note"])
+    if found := facts.get("reconciliation"):
+        last = found["last_run_at"]
+        lines.append(
+            "no reconciliation run yet"
+            if last is None
+            else f"{found['differences']} differences over the closed days; the last run {last} "
+            f"checked {found['days_checked']} days ({found['first_day']} .. {found['last_day']})"
+        )
     for alert in facts.get("alerts", []):
         lines.append(
             f"{alert['state']} {alert['severity']} {alert['name']}: {alert['summary']}"
