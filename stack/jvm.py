@@ -11,8 +11,9 @@ from base64 import urlsafe_b64encode
 from pathlib import Path
 
 from onceflow import paths
+from onceflow.settings.kafka_auth import KafkaAuthSettings
 from onceflow.topology import Layout
-from stack import ops_secret
+from stack import kafka_security, ops_secret
 from stack.node_configs import config_path
 
 LOG4J = Path("stack/jvm/log4j2.properties")
@@ -88,7 +89,7 @@ def _cluster_id(meta: Path) -> str | None:
     return None
 
 
-def format_kafka_storage(layout: Layout) -> list[str]:
+def format_kafka_storage(layout: Layout, auth: KafkaAuthSettings | None = None) -> list[str]:
     """Format each node's KRaft storage on its first start only, every node with the cluster id
     the others already have (the id then lives in each meta.properties); return the nodes
     formatted. One node forms its own quorum (--standalone); several use the static quorum
@@ -97,6 +98,13 @@ def format_kafka_storage(layout: Layout) -> list[str]:
     metas = [data.kafka(node.program) / "meta.properties" for node in layout.kafka]
     known = [cluster_id for meta in metas if (cluster_id := _cluster_id(meta))]
     cluster_id = known[0] if known else urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    auth = auth or KafkaAuthSettings()
+    # With SASL, the broker principal's SCRAM credential goes into the metadata at format time.
+    scram = (
+        kafka_security.format_arguments(auth.password(kafka_security.BROKER))
+        if auth.kafka_sasl
+        else []
+    )
     formatted = []
     for node, meta in zip(layout.kafka, metas, strict=True):
         if meta.exists():
@@ -114,6 +122,7 @@ def format_kafka_storage(layout: Layout) -> list[str]:
                 # parser would take for an option.
                 f"--cluster-id={cluster_id}",
                 *standalone,
+                *scram,
                 "--ignore-formatted",
             ),
             cwd=paths.ROOT,

@@ -10,7 +10,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from onceflow import paths
+from onceflow.settings.kafka_auth import KafkaAuthSettings
 from onceflow.topology import HOST, ConnectWorker, KafkaNode, Layout, Topology
+from stack import kafka_security
+from stack.ops_secret import write_private
 
 KAFKA_TEMPLATE = Path("stack/kafka/server.properties")
 WORKER_TEMPLATE = Path("connect/worker.properties")
@@ -108,13 +111,27 @@ def config_path(program: str) -> Path:
     return paths.CONF / f"{program}.properties"
 
 
-def write_all(layout: Layout) -> None:
-    """Render every node's and worker's properties into .stack/conf."""
-    paths.CONF.mkdir(parents=True, exist_ok=True)
+def node_properties(layout: Layout, node: KafkaNode, auth: KafkaAuthSettings) -> str:
+    """A node's rendered properties: the template, the topology's overrides, and SASL's when
+    on (stack/kafka_security.py)."""
+    overrides = kafka_overrides(layout, node)
+    if auth.kafka_sasl:
+        overrides |= kafka_security.node_overrides(node, auth.password(kafka_security.BROKER))
     broker = (paths.ROOT / KAFKA_TEMPLATE).read_text()
+    return render(broker, overrides, source=KAFKA_TEMPLATE)
+
+
+def write_all(layout: Layout, auth: KafkaAuthSettings | None = None) -> None:
+    """Render every node's and worker's properties into .stack/conf (a node's with SASL holds
+    the broker principal's password: mode 0600)."""
+    auth = auth or KafkaAuthSettings()
+    paths.CONF.mkdir(parents=True, exist_ok=True)
     for node in layout.kafka:
-        text = render(broker, kafka_overrides(layout, node), source=KAFKA_TEMPLATE)
-        config_path(node.program).write_text(text)
+        text = node_properties(layout, node, auth)
+        if auth.kafka_sasl:
+            write_private(config_path(node.program), text)
+        else:
+            config_path(node.program).write_text(text)
     worker = (paths.ROOT / WORKER_TEMPLATE).read_text()
     for each in layout.connect:
         text = render(worker, connect_overrides(layout, each), source=WORKER_TEMPLATE)

@@ -1,0 +1,105 @@
+"""Kafka's principals (contract section 2b) and each one's client settings.
+
+Every Kafka client authenticates with SASL/SCRAM-SHA-512 as one principal: the nodes as
+`broker` (each other, and the controllers), Kafka Connect as `connect`, the aggregation job as
+`aggregation`, the notifications processor as `notifications`, the ops tooling as `ops`, the
+test suites as `tests`. A principal's password is `ONCEFLOW_KAFKA_<PRINCIPAL>_PASSWORD` when
+set (compose, production), else the local stack's file `.stack/secrets/kafka/<principal>`
+(mode 0600, generated once: stack/kafka_security.py). There is no default password.
+
+`kafka_sasl` switches the whole stack between SASL and the older PLAINTEXT listeners; with it
+off, client_config() gives the bare bootstrap address, as before.
+"""
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from onceflow import paths
+
+PRINCIPALS = ("broker", "connect", "aggregation", "notifications", "ops", "tests")
+MECHANISM = "SCRAM-SHA-512"
+# The controllers' listener: SCRAM credentials live in the metadata log the controllers
+# serve, so the nodes authenticate to the controllers with PLAIN (loopback, no TLS locally).
+CONTROLLER_MECHANISM = "PLAIN"
+LOCAL_KAFKA_PASSWORDS = paths.SECRETS / "kafka"
+
+
+class KafkaPasswordMissingError(RuntimeError):
+    """A principal's password is neither in the environment nor in the local stack's file."""
+
+
+class KafkaAuthSettings(BaseSettings):
+    """Whether Kafka's listeners ask for SASL, and where each principal's password comes from."""
+
+    model_config = SettingsConfigDict(env_prefix="ONCEFLOW_", env_file=".env", extra="ignore")
+
+    kafka_sasl: bool = False
+    kafka_password_dir: Path = LOCAL_KAFKA_PASSWORDS
+
+    def password(self, principal: str) -> str:
+        """The principal's password: its variable's, else its file's first line."""
+        if principal not in PRINCIPALS:
+            raise ValueError(
+                f"unknown Kafka principal {principal!r}: one of {', '.join(PRINCIPALS)}"
+            )
+        variable = f"ONCEFLOW_KAFKA_{principal.upper()}_PASSWORD"
+        given = os.environ.get(variable, "")
+        if given:
+            return given
+        file = self.kafka_password_dir / principal
+        try:
+            text = file.read_text().strip()
+        except FileNotFoundError:
+            text = ""
+        if not text:
+            raise KafkaPasswordMissingError(
+                f"no password for Kafka principal {principal}: set {variable}"
+                f" (or, on the local stack, run `make up`, which generates {file})"
+            )
+        return text
+
+    def client_config(self, bootstrap: str, principal: str) -> dict[str, str]:
+        """librdkafka's (confluent-kafka's) settings that connect as `principal`."""
+        config = {"bootstrap.servers": bootstrap}
+        if self.kafka_sasl:
+            config |= {
+                "security.protocol": "SASL_PLAINTEXT",
+                "sasl.mechanism": MECHANISM,
+                "sasl.username": principal,
+                "sasl.password": self.password(principal),
+            }
+        return config
+
+    def java_client_config(self, principal: str) -> dict[str, str]:
+        """A Java client's settings (Connect, Spark's Kafka source, the CLI tools) that connect
+        as `principal`, without the bootstrap address; empty with SASL off."""
+        if not self.kafka_sasl:
+            return {}
+        return {
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": MECHANISM,
+            "sasl.jaas.config": scram_jaas(principal, self.password(principal)),
+        }
+
+
+def scram_jaas(user: str, password: str) -> str:
+    """A Java client's sasl.jaas.config logging in as `user` with SCRAM."""
+    return (
+        "org.apache.kafka.common.security.scram.ScramLoginModule required "
+        f'username="{_quoted(user)}" password="{_quoted(password)}";'
+    )
+
+
+def _quoted(text: str) -> str:
+    if '"' in text or "\\" in text:
+        raise ValueError("a Kafka user name or password may not hold a quote or a backslash")
+    return text
+
+
+@lru_cache
+def get_kafka_auth_settings() -> KafkaAuthSettings:
+    """Return the process-wide Kafka authentication settings, read once."""
+    return KafkaAuthSettings()

@@ -1,0 +1,220 @@
+"""Kafka's authentication and authorisation for every topology (contract section 2b).
+
+- Each principal's password (onceflow/settings/kafka_auth.py) is generated once into
+  .stack/secrets/kafka/<principal> (mode 0600).
+- Every listener of every node asks for SASL: clients and the nodes' inter-broker traffic use
+  SCRAM-SHA-512 on the broker listener; the nodes authenticate to the controllers with PLAIN
+  on the controller listener (SCRAM's credentials live in the metadata log that the
+  controllers serve, so the controllers cannot use them themselves).
+- The broker principal's SCRAM credential is written into the metadata at format time
+  (`--add-scram`); the other principals' credentials and every ACL are created through the
+  Admin API by `make up` (idempotent), as the broker principal, the only super user.
+- StandardAuthorizer with no ACL meaning "deny": each principal gets only the ACLs of
+  acl_bindings().
+"""
+
+import os
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka.admin import (
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    ResourcePatternType,
+    ResourceType,
+    ScramCredentialInfo,
+    ScramMechanism,
+    UserScramCredentialUpsertion,
+)
+
+from onceflow.settings import NotificationSettings, Settings
+from onceflow.settings.kafka_auth import (
+    CONTROLLER_MECHANISM,
+    MECHANISM,
+    PRINCIPALS,
+    KafkaAuthSettings,
+    scram_jaas,
+)
+from onceflow.topology import HOST, KafkaNode
+from stack.ops_secret import write_private
+
+BROKER = "broker"
+AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+LISTENER = "SASL_PLAINTEXT"
+SCRAM_ITERATIONS = 8192
+# Kafka Connect's prefixes: its group, internal topics and task transactional ids all start with
+# the worker's group.id; the leader's config-topic producer is "connect-cluster-<group.id>".
+CONNECT_GROUP = "onceflow-connect"
+DEBEZIUM_HEARTBEATS = "__debezium-heartbeat"
+# Spark's Kafka source names its consumer groups with this prefix (source.py's groupIdPrefix).
+AGGREGATION_GROUPS = "onceflow-aggregation"
+OPS_GROUPS = "onceflow-ops"
+
+
+def ensure_passwords(auth: KafkaAuthSettings) -> list[str]:
+    """Write a password file for every principal that has none and whose password the
+    environment does not set; the principals written."""
+    written = []
+    for principal in PRINCIPALS:
+        file = auth.kafka_password_dir / principal
+        if os.environ.get(f"ONCEFLOW_KAFKA_{principal.upper()}_PASSWORD"):
+            continue
+        if file.exists() and file.read_text().strip():
+            continue
+        write_private(file, secrets.token_urlsafe(24) + "\n")
+        written.append(principal)
+    return written
+
+
+def node_overrides(node: KafkaNode, broker_password: str) -> dict[str, str | None]:
+    """What SASL changes in a node's properties (on top of the topology's overrides)."""
+    controller_jaas = (
+        "org.apache.kafka.common.security.plain.PlainLoginModule required "
+        f'username="{BROKER}" password="{broker_password}" '
+        f'user_{BROKER}="{broker_password}";'
+    )
+    return {
+        "listeners": f"{LISTENER}://{node.address},CONTROLLER://{HOST}:{node.controller_port}",
+        "advertised.listeners": f"{LISTENER}://{node.address}",
+        "inter.broker.listener.name": LISTENER,
+        "listener.security.protocol.map": f"{LISTENER}:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT",
+        "sasl.enabled.mechanisms": MECHANISM,
+        "sasl.mechanism.inter.broker.protocol": MECHANISM,
+        f"listener.name.{LISTENER.lower()}.sasl.enabled.mechanisms": MECHANISM,
+        f"listener.name.{LISTENER.lower()}.{MECHANISM.lower()}.sasl.jaas.config": scram_jaas(
+            BROKER, broker_password
+        ),
+        "sasl.mechanism.controller.protocol": CONTROLLER_MECHANISM,
+        "listener.name.controller.sasl.enabled.mechanisms": CONTROLLER_MECHANISM,
+        f"listener.name.controller.{CONTROLLER_MECHANISM.lower()}.sasl.jaas.config": (
+            controller_jaas
+        ),
+        "authorizer.class.name": AUTHORIZER,
+        "super.users": f"User:{BROKER}",
+        "allow.everyone.if.no.acl.found": "false",
+    }
+
+
+def format_arguments(broker_password: str) -> list[str]:
+    """The storage tool's arguments that write the broker principal's SCRAM credential into the
+    metadata at format time (before any node can authenticate another)."""
+    return ["--add-scram", f"{MECHANISM}=[name={BROKER},password={broker_password}]"]
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One row of the ACL table: `principal` may do `operations` on a resource."""
+
+    principal: str
+    resource: ResourceType
+    name: str
+    operations: tuple[AclOperation, ...]
+    prefixed: bool = False
+    allow: bool = True
+
+
+_O = AclOperation
+_T = ResourceType
+
+
+def grants(settings: Settings, notify: NotificationSettings) -> list[Grant]:
+    """Who may do what (docs/security.md's table)."""
+    outbox = settings.topic
+    read = (_O.READ, _O.DESCRIBE)
+    write = (_O.WRITE, _O.DESCRIBE)
+    return [
+        # Kafka Connect: the only writer of the outbox topic; its internal topics, group and
+        # transactional ids (KIP-618), Debezium's heartbeat topic.
+        Grant("connect", _T.TOPIC, outbox, (*write, _O.CREATE, _O.DESCRIBE_CONFIGS)),
+        Grant("connect", _T.TOPIC, CONNECT_GROUP, (_O.ALL,), prefixed=True),
+        Grant("connect", _T.TOPIC, DEBEZIUM_HEARTBEATS, (_O.ALL,), prefixed=True),
+        Grant("connect", _T.GROUP, CONNECT_GROUP, read, prefixed=True),
+        Grant("connect", _T.TRANSACTIONAL_ID, CONNECT_GROUP, write, prefixed=True),
+        Grant("connect", _T.TRANSACTIONAL_ID, f"connect-cluster-{CONNECT_GROUP}", write),
+        Grant("connect", _T.BROKER, "kafka-cluster", (_O.DESCRIBE, _O.IDEMPOTENT_WRITE)),
+        # The aggregation job: reads the outbox with its own groups.
+        Grant("aggregation", _T.TOPIC, outbox, read),
+        Grant("aggregation", _T.GROUP, AGGREGATION_GROUPS, read, prefixed=True),
+        # The notifications processor: reads the outbox with its group (and its restore
+        # reader's), writes the notifications topics and its changelog in its transactions.
+        Grant("notifications", _T.TOPIC, outbox, read),
+        Grant("notifications", _T.GROUP, notify.notify_group, read, prefixed=True),
+        Grant("notifications", _T.TOPIC, notify.notify_topic, (*read, _O.WRITE), prefixed=True),
+        Grant("notifications", _T.TOPIC, notify.notify_changelog_topic, (*read, _O.WRITE)),
+        Grant("notifications", _T.TRANSACTIONAL_ID, notify.notify_group, write, prefixed=True),
+        Grant("notifications", _T.BROKER, "kafka-cluster", (_O.DESCRIBE, _O.IDEMPOTENT_WRITE)),
+        # Ops tooling: describes and reads everything (lag, groups, transactions, peek).
+        Grant("ops", _T.TOPIC, "*", (*read, _O.DESCRIBE_CONFIGS)),
+        Grant("ops", _T.GROUP, "*", (_O.DESCRIBE,)),
+        Grant("ops", _T.GROUP, OPS_GROUPS, (_O.READ,), prefixed=True),
+        Grant("ops", _T.TRANSACTIONAL_ID, "*", (_O.DESCRIBE,)),
+        Grant("ops", _T.BROKER, "kafka-cluster", (_O.DESCRIBE, _O.DESCRIBE_CONFIGS)),
+        # The test suites: their own scratch topics, groups and transactions, and reading the
+        # pipeline's; never a write to the pipeline's output topics (an explicit deny).
+        Grant("tests", _T.TOPIC, "*", (_O.ALL,)),
+        Grant("tests", _T.GROUP, "*", (_O.ALL,)),
+        Grant("tests", _T.TRANSACTIONAL_ID, "*", (_O.ALL,)),
+        Grant("tests", _T.BROKER, "kafka-cluster", (_O.DESCRIBE, _O.IDEMPOTENT_WRITE)),
+        Grant("tests", _T.TOPIC, outbox, (_O.WRITE, _O.DELETE, _O.ALTER), allow=False),
+        Grant("tests", _T.TOPIC, notify.notify_topic, (_O.WRITE, _O.DELETE), allow=False),
+    ]
+
+
+def acl_bindings(rows: Iterable[Grant]) -> list[AclBinding]:
+    """The Admin API's bindings of the ACL table, one per operation."""
+    return [
+        AclBinding(
+            row.resource,
+            row.name,
+            ResourcePatternType.PREFIXED if row.prefixed else ResourcePatternType.LITERAL,
+            f"User:{row.principal}",
+            "*",
+            operation,
+            AclPermissionType.ALLOW if row.allow else AclPermissionType.DENY,
+        )
+        for row in rows
+        for operation in row.operations
+    ]
+
+
+def admin(bootstrap: str, auth: KafkaAuthSettings) -> AdminClient:
+    """An Admin client as the broker principal (the one super user)."""
+    config = auth.client_config(bootstrap, BROKER)
+    return AdminClient({**config, "log_level": 0})
+
+
+def ensure_users(client: AdminClient, auth: KafkaAuthSettings, timeout: float = 30) -> list[str]:
+    """Create the SCRAM credential of every client principal that has none (a rotation uses
+    rotate_user); the principals created."""
+    clients = [p for p in PRINCIPALS if p != BROKER]
+    described = client.describe_user_scram_credentials(clients)
+    assert isinstance(described, dict)  # one future per user when users are named
+    missing = []
+    for user, future in described.items():
+        try:
+            future.result(timeout=timeout)
+        except KafkaException as exc:  # RESOURCE_NOT_FOUND: a user without any credential
+            if exc.args[0].code() != KafkaError.RESOURCE_NOT_FOUND:
+                raise
+            missing.append(user)
+    for user in missing:
+        upsert_user(client, user, auth.password(user), timeout)
+    return missing
+
+
+def upsert_user(client: AdminClient, user: str, password: str, timeout: float = 30) -> None:
+    """Set `user`'s SCRAM credential to `password` (a new user, or a rotation)."""
+    info = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, SCRAM_ITERATIONS)
+    upsertion = UserScramCredentialUpsertion(user, info, password.encode())
+    for future in client.alter_user_scram_credentials([upsertion]).values():
+        future.result(timeout=timeout)
+
+
+def ensure_acls(client: AdminClient, rows: Iterable[Grant], timeout: float = 30) -> None:
+    """Create every binding of the table (the broker ignores one that exists)."""
+    for future in client.create_acls(acl_bindings(rows)).values():
+        future.result(timeout=timeout)

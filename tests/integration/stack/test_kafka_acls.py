@@ -1,0 +1,259 @@
+"""Kafka's SASL/SCRAM and ACLs (contract section 2b) on a real KRaft node of its own: the node's
+properties rendered as `make up` renders them with SASL on, its storage formatted with the
+broker principal's SCRAM credential, the other principals and the ACL table created through the
+Admin API as `make up` does. Then the forged writes of issue 24 are refused: to
+outbox.event.order with another principal's credentials (TOPIC_AUTHORIZATION_FAILED), with a
+wrong password (an authentication failure) and with none (no connection, within a bounded
+timeout); and each principal can do its own part.
+
+A node of its own (free ports, a temporary data folder), so the running stack is untouched."""
+
+import socket
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from onceflow import paths
+from onceflow.settings import NotificationSettings, Settings
+from onceflow.settings.kafka_auth import KafkaAuthSettings
+from onceflow.topology import HOST, KafkaNode
+from stack import jvm, kafka_security
+from stack.node_configs import KAFKA_TEMPLATE, render
+from stack.waiting import wait_for
+
+pytestmark = pytest.mark.integration
+
+NOTIFY = NotificationSettings()
+OUTBOX = Settings().topic
+# A bounded wait for anything refused: the test never hangs on a retrying client.
+REFUSAL_TIMEOUT_S = 4
+
+
+@dataclass(frozen=True)
+class Node:
+    bootstrap: str
+    auth: KafkaAuthSettings
+
+    def config(self, principal: str | None, **extra: Any) -> dict[str, Any]:
+        base: dict[str, Any] = (
+            self.auth.client_config(self.bootstrap, principal)
+            if principal
+            else {"bootstrap.servers": self.bootstrap}
+        )
+        return {**base, "log_level": 0, **extra}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def java(main: str, *args: str) -> list[str]:
+    return [
+        "java",
+        "-Xms128m",
+        "-Xmx384m",
+        "-XX:+UseSerialGC",
+        f"-Dlog4j2.configurationFile={jvm.LOG4J}",
+        "-cp",
+        f"{paths.LIB / 'kafka'}/*",
+        main,
+        *args,
+    ]
+
+
+def admin_answers(admin: AdminClient) -> bool:
+    try:
+        return bool(admin.list_topics(timeout=3).brokers)
+    except KafkaException:
+        return False
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Node]:
+    if not (paths.LIB / "kafka").is_dir():
+        pytest.fail("no Kafka jars in .stack/lib/kafka: run `make up`")
+    folder = tmp_path_factory.mktemp("kafka-sasl")
+    auth = KafkaAuthSettings(kafka_sasl=True, kafka_password_dir=folder / "secrets")
+    assert set(kafka_security.ensure_passwords(auth)) == {"broker", *_clients()}
+    port, controller = free_port(), free_port()
+    kafka = KafkaNode("kafka", 1, port, controller, 0)
+    overrides = {
+        "controller.quorum.bootstrap.servers": f"{HOST}:{controller}",
+        "log.dirs": str(folder / "data"),
+        "transaction.state.log.num.partitions": "3",
+        "offsets.topic.num.partitions": "3",
+        **kafka_security.node_overrides(kafka, auth.password(kafka_security.BROKER)),
+    }
+    template = (paths.ROOT / KAFKA_TEMPLATE).read_text()
+    properties = folder / "server.properties"
+    properties.write_text(render(template, overrides, source=KAFKA_TEMPLATE))
+    subprocess.run(
+        java(
+            "kafka.tools.StorageTool",
+            "format",
+            "--config",
+            str(properties),
+            f"--cluster-id={uuid.uuid4().hex[:22]}",
+            "--standalone",
+            *kafka_security.format_arguments(auth.password(kafka_security.BROKER)),
+        ),
+        cwd=paths.ROOT,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    log = (folder / "kafka.log").open("w")
+    process = subprocess.Popen(
+        java("kafka.Kafka", str(properties)), cwd=paths.ROOT, stdout=log, stderr=log
+    )
+    try:
+        admin = kafka_security.admin(kafka.address, auth)
+        wait_for(lambda: admin_answers(admin), timeout=120, what="the SASL node answers")
+        assert set(kafka_security.ensure_users(admin, auth)) == set(_clients())
+        assert kafka_security.ensure_users(admin, auth) == []  # idempotent
+        kafka_security.ensure_acls(admin, kafka_security.grants(Settings(), NOTIFY))
+        topics = [OUTBOX, NOTIFY.notify_topic, NOTIFY.notify_changelog_topic]
+        for future in admin.create_topics([NewTopic(t, 1, 1) for t in topics]).values():
+            future.result(timeout=30)
+        yield Node(kafka.address, auth)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def _clients() -> list[str]:
+    return ["connect", "aggregation", "notifications", "ops", "tests"]
+
+
+def produce(config: dict[str, Any], topic: str) -> KafkaError | None:
+    """Produce one record (in a transaction with a transactional id); the delivery's error."""
+    producer = Producer({**config, "message.timeout.ms": REFUSAL_TIMEOUT_S * 1000})
+    errors: list[KafkaError | None] = []
+    transactional = "transactional.id" in config
+    if transactional:
+        producer.init_transactions(REFUSAL_TIMEOUT_S)
+        producer.begin_transaction()
+    producer.produce(topic, key=b"k", value=b"{}", on_delivery=lambda err, _m: errors.append(err))
+    producer.flush(REFUSAL_TIMEOUT_S + 5)
+    if transactional and errors == [None]:
+        producer.commit_transaction(REFUSAL_TIMEOUT_S)
+    assert errors, "the delivery was not reported within its timeout"
+    return errors[0]
+
+
+def code_of(error: KafkaError | None) -> int | None:
+    return None if error is None else int(error.code())
+
+
+def consume_one(config: dict[str, Any], topic: str) -> bytes | None:
+    consumer = Consumer(
+        {**config, "auto.offset.reset": "earliest", "isolation.level": "read_committed"}
+    )
+    try:
+        consumer.assign([TopicPartition(topic, 0, 0)])
+        message = consumer.poll(REFUSAL_TIMEOUT_S)
+        if message is None:
+            return None
+        if message.error():
+            raise KafkaException(message.error())
+        value: bytes | None = message.value()
+        return value
+    finally:
+        consumer.close()
+
+
+@pytest.mark.parametrize("forger", ["notifications", "aggregation", "ops", "tests"])
+def test_another_principals_write_to_the_outbox_is_refused(node: Node, forger: str) -> None:
+    error = produce(node.config(forger), OUTBOX)
+    assert code_of(error) == KafkaError.TOPIC_AUTHORIZATION_FAILED, error
+
+
+def test_a_write_without_credentials_is_refused(node: Node) -> None:
+    """PLAINTEXT against a SASL listener: the broker drops the connection, nothing is written."""
+    error = produce(node.config(None), OUTBOX)
+    assert code_of(error) == KafkaError._MSG_TIMED_OUT, error
+
+
+def test_a_wrong_password_is_refused(node: Node) -> None:
+    config = {**node.config("connect"), "sasl.password": "not-the-password"}
+    admin = AdminClient(config)
+    with pytest.raises(KafkaException) as refused:
+        admin.list_topics(timeout=REFUSAL_TIMEOUT_S)
+    assert refused.value.args[0].code() in {
+        KafkaError._AUTHENTICATION,
+        KafkaError._TRANSPORT,
+        KafkaError._TIMED_OUT,
+    }
+
+
+def test_connect_writes_the_outbox_in_its_transactions(node: Node) -> None:
+    transactional = {"transactional.id": f"{kafka_security.CONNECT_GROUP}-orders-outbox-0"}
+    assert produce(node.config("connect", **transactional), OUTBOX) is None
+    # ...and no transactional id but its own.
+    with pytest.raises(KafkaException) as refused:
+        produce(node.config("connect", **{"transactional.id": "someone-else"}), OUTBOX)
+    code = refused.value.args[0].code()
+    assert code == KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+
+
+def test_readers_read_the_outbox_with_their_own_groups(node: Node) -> None:
+    assert produce(node.config("connect"), OUTBOX) is None
+    job = {"group.id": f"{kafka_security.AGGREGATION_GROUPS}-{uuid.uuid4()}"}
+    assert consume_one(node.config("aggregation", **job), OUTBOX) == b"{}"
+    notifier = {"group.id": NOTIFY.notify_group}
+    assert consume_one(node.config("notifications", **notifier), OUTBOX) == b"{}"
+    # The job may not read the notifications.
+    admin = AdminClient(node.config("aggregation"))
+    hidden = admin.list_topics(NOTIFY.notify_topic, timeout=REFUSAL_TIMEOUT_S)
+    error = hidden.topics[NOTIFY.notify_topic].error
+    assert code_of(error) == KafkaError.TOPIC_AUTHORIZATION_FAILED, error
+
+
+def test_only_the_notifications_principal_writes_the_notifications(node: Node) -> None:
+    own = {"transactional.id": NOTIFY.transactional_id(0)}
+    assert produce(node.config("notifications", **own), NOTIFY.notify_topic) is None
+    assert produce(node.config("notifications", **own), NOTIFY.notify_changelog_topic) is None
+    for forger in ("connect", "tests"):
+        error = produce(node.config(forger), NOTIFY.notify_topic)
+        assert code_of(error) == KafkaError.TOPIC_AUTHORIZATION_FAILED, error
+
+
+def test_ops_describes_groups_and_reads_but_writes_nothing(node: Node) -> None:
+    admin = AdminClient(node.config("ops"))
+    assert OUTBOX in admin.list_topics(timeout=REFUSAL_TIMEOUT_S).topics
+    groups = admin.list_consumer_groups().result(timeout=REFUSAL_TIMEOUT_S)
+    assert groups.errors == []
+    assert consume_one(node.config("ops", **{"group.id": "onceflow-ops-peek"}), OUTBOX) is not None
+    error = produce(node.config("ops"), NOTIFY.notify_topic)
+    assert code_of(error) == KafkaError.TOPIC_AUTHORIZATION_FAILED, error
+
+
+def test_tests_principal_has_its_scratch_topics(node: Node) -> None:
+    scratch = f"scratch-{uuid.uuid4()}"
+    admin = AdminClient(node.config("tests"))
+    admin.create_topics([NewTopic(scratch, 1, 1)])[scratch].result(timeout=30)
+    transactional = {"transactional.id": scratch}
+    assert produce(node.config("tests", **transactional), scratch) is None
+    assert consume_one(node.config("tests", **{"group.id": scratch}), scratch) == b"{}"
+
+
+def test_password_files_are_private(node: Node) -> None:
+    folder: Path = node.auth.kafka_password_dir
+    assert folder.stat().st_mode & 0o777 == 0o700
+    for principal in ("broker", *_clients()):
+        assert (folder / principal).stat().st_mode & 0o777 == 0o600
