@@ -141,7 +141,7 @@ def test_a_new_partition_width_replaces_the_empty_partitions_made_ahead(
     assert [width for _, width in ahead] == [timedelta(days=1)] * 2
     holding = ahead[-1][0]  # an id from a clock ahead of ours: its partition must stay
     owner.execute(
-        f'INSERT INTO analytics."{holding}" SELECT gen_random_uuid(), lower_bound '
+        f'INSERT INTO aggregation."{holding}" SELECT gen_random_uuid(), lower_bound '
         "FROM aggregation.dedup_partitions WHERE name = %s",
         (holding,),
     )
