@@ -190,7 +190,8 @@ def _snapshot(cur: Cursor, table: str) -> dict[str, dict[str, int]]:
 def _combined(table: str) -> str:
     """The SELECT of R_S + (L_now - L_S), under the lock: per key, each count and sum is the
     recompute's plus what the folds added since S; a timestamp the folds moved since S is
-    combined with the recompute's (COMBINE). Keys neither recomputed nor folded since S go."""
+    combined with the recompute's (COMBINE). Keys neither recomputed nor folded since S go.
+    Column `folded` says which rows the folds changed since S."""
     key = recompute.key(table)
     cols = []
     for c in recompute.names(table):
@@ -205,22 +206,11 @@ def _combined(table: str) -> str:
             cols.append(f"coalesce(r.{c}, 0) + coalesce(l.{c}, 0) - coalesce(s.{c}, 0) AS {c}")
     live_cols = recompute.columns(table)
     return (
-        f"SELECT {', '.join(cols)} FROM {_rebuilt(table)} r"
+        f"SELECT {', '.join(cols)}, l IS DISTINCT FROM s AS folded FROM {_rebuilt(table)} r"
         f" FULL JOIN (SELECT {live_cols} FROM {_live(table)}) l ON {_on('r', 'l', key)}"
         f" LEFT JOIN {_at_snapshot(table)} s ON {_on('s', 'l', key)}"
         f" WHERE r.{key[0]} IS NOT NULL OR l IS DISTINCT FROM s"
     )
-
-
-def _folded_since(cur: Cursor, table: str) -> int:
-    """How many rows of the live table the folds changed since S."""
-    key, cols = recompute.key(table), recompute.columns(table)
-    cur.execute(
-        f"SELECT count(*) FROM (SELECT {cols} FROM {_live(table)}) l"
-        f" FULL JOIN {_at_snapshot(table)} s ON {_on('l', 's', key)}"
-        " WHERE l IS DISTINCT FROM s"
-    )
-    return int(_one(cur))
 
 
 def _compare(
@@ -310,9 +300,10 @@ def _swap(cur: Cursor, table: str) -> TableReport:
     live, result = _live(table), _result(table)
     key, cols = recompute.key(table), recompute.columns(table)
     _temp(cur, result, table, _combined(table))
-    report = _compare(
-        cur, table, result, live, _folded_since(cur, table), _totals(cur, result, table)
-    )
+    cur.execute(f"SELECT count(*) FILTER (WHERE folded) FROM {result}")
+    folded = int(_one(cur))
+    totals = _totals(cur, result, table)
+    report = _compare(cur, table, result, live, folded, totals)
     diff = f"rebuild_diff_{table}"
     cur.execute(
         f"DELETE FROM {live} t USING {diff} d WHERE d.kind = 'extra' AND {_on('t', 'd', key)}"
@@ -324,11 +315,11 @@ def _swap(cur: Cursor, table: str) -> TableReport:
         f" ON {_on('r', 'd', key)} WHERE d.kind <> 'extra'"
         f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {sets}"
     )
-    _verify(cur, table)
+    _verify(cur, table, totals)
     return report
 
 
-def _verify(cur: Cursor, table: str) -> None:
+def _verify(cur: Cursor, table: str, result_totals: dict[str, dict[str, int]]) -> None:
     """After the swap, inside its transaction: analytics.<table> holds exactly the result's
     rows, so the same row count and sums per currency; otherwise RebuildError (rolled back)."""
     live, result, cols = _live(table), _result(table), recompute.columns(table)
@@ -338,7 +329,7 @@ def _verify(cur: Cursor, table: str) -> None:
         " WHERE l IS DISTINCT FROM r"
     )
     unequal = _one(cur)
-    live_totals, result_totals = _totals(cur, live, table), _totals(cur, result, table)
+    live_totals = _totals(cur, live, table)
     if unequal or live_totals != result_totals:
         raise RebuildError(
             f"after the swap analytics.{table} differs from the rebuilt table ({unequal} rows; "
