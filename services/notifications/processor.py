@@ -213,9 +213,11 @@ class Processor:
             self._catch_up()
         return outcome
 
-    def _settle(self) -> None:
+    def _settle(self, *, again: bool = True) -> None:
         """Wait for the transaction in flight and conclude it: counted, or retried alone for
-        refused records, or aborted and its partitions rewound (self._rewound)."""
+        refused records, or aborted and its partitions rewound (self._rewound). In a rebalance
+        callback (`again` False) nothing is tried again: a failed or refused batch is aborted
+        and rewound, and its records are retried by whoever owns them after the rebalance."""
         flight = self._inflight
         if flight is None:
             return
@@ -231,14 +233,14 @@ class Processor:
                 # A commit whose outcome is unknown (a new producer's init may complete it) is
                 # not tried again; its ids are not remembered here, so the tail reader reads them
                 # back if it did complete.
-                if not self._commit_tried and alone and failures < RETRIES:
-                    # Records the broker refused leave a gap in the producer's sequence
-                    # numbers, which the next transaction meets; the abort bumped the epoch.
-                    outcome = self._attempt(batch, alone)
-                    continue
-                self._rewind(list(batch.positions))
-                self._rewound = True
-                return
+                if not (again and alone and not self._commit_tried and failures < RETRIES):
+                    break
+                # Records the broker refused leave a gap in the producer's sequence numbers,
+                # which the next transaction meets; the abort bumped the epoch.
+                outcome = self._attempt(batch, alone)
+                continue
+            if not again:
+                break  # refused: already aborted
             # Refused alone: refused for what it is. The others may have been refused with the
             # record set they shared: each is tried again alone.
             settled = {at: why for at, why in outcome.refused.items() if at in alone}
@@ -246,6 +248,10 @@ class Processor:
             batch = batch.refusing(settled)
             failures = 0
             outcome = self._attempt(batch, alone)
+        if outcome.error is not None or outcome.refused:
+            self._rewind(list(batch.positions))
+            self._rewound = True
+            return
         metrics.COMMIT_SECONDS.observe(time.monotonic() - flight.started)
         metrics.TRANSACTIONS.labels("committed").inc()
         if alone:  # committed here, not on the committer thread
@@ -400,7 +406,7 @@ class Processor:
         return committed
 
     def _assigned(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
-        self._settle()
+        self._settle(again=False)
         starts = self._starting_offsets(partitions)
         ids = [tp.partition for tp in starts]
         if ids:
@@ -430,12 +436,12 @@ class Processor:
 
     def _revoked(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
         self._disown(partitions)
-        self._settle()  # committed or aborted before the new owner reads them
+        self._settle(again=False)  # committed or aborted before the new owner reads them
         log.info("revoked", extra={"partitions": [tp.partition for tp in partitions]})
 
     def _lost(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
         self._disown(partitions)
-        self._settle()
+        self._settle(again=False)
         log.warning("lost", extra={"partitions": [tp.partition for tp in partitions]})
 
     def _disown(self, partitions: list[TopicPartition]) -> None:

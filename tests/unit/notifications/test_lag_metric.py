@@ -25,7 +25,7 @@ def test_revoked_and_lost_partitions_stop_reporting_lag() -> None:
         metrics.LAG.labels(partition).set(100)
     instance: Any = SimpleNamespace(_owned={0, 1, 2})
     instance._disown = lambda partitions: Processor._disown(instance, partitions)
-    instance._settle = lambda: None  # no transaction in flight
+    instance._settle = lambda **_: None  # no transaction in flight
     Processor._revoked(instance, None, [TopicPartition("t", 0)])  # type: ignore[arg-type]
     Processor._lost(instance, None, [TopicPartition("t", 2)])  # type: ignore[arg-type]
     assert instance._owned == {1}
