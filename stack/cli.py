@@ -17,6 +17,7 @@ from onceflow.settings import (
     get_settings,
 )
 from onceflow.settings.connections import ROLES
+from onceflow.settings.kafka_auth import get_kafka_auth_settings
 from onceflow.settings.ops import get_ops_settings
 from stack import (
     api_key,
@@ -25,6 +26,7 @@ from stack import (
     db_secrets,
     health,
     jvm,
+    kafka_security,
     node_configs,
     ops_secret,
     postgres,
@@ -91,6 +93,7 @@ def _after(kind: str) -> None:
             where = paths.API_KEY.relative_to(paths.ROOT)
             console.print(f"  API key of client {api_key.LOCAL_CLIENT} written to {where}")
     elif kind == "kafka":
+        _kafka_principals()
         _topics()
     elif kind == "connect":
         connector.register(settings)
@@ -115,7 +118,13 @@ def up() -> None:
         preflight.check(parts)
         paths.ensure_dirs(settings.data)
         postgres.init_cluster(settings)
-        node_configs.write_all(settings.layout)
+        kafka_auth = get_kafka_auth_settings()
+        for principal in (
+            kafka_security.ensure_passwords(kafka_auth) if kafka_auth.kafka_sasl else []
+        ):
+            where = kafka_auth.kafka_password_dir / principal
+            console.print(f"  password of Kafka principal {principal} written to {where}")
+        node_configs.write_all(settings.layout, kafka_auth)
         if ops_secret.ensure(get_ops_settings()):
             where = paths.OPS_PASSWORD.relative_to(paths.ROOT)
             console.print(f"  ops password (Kafka Connect, the dashboard) written to {where}")
@@ -193,6 +202,18 @@ def rotate_db_password(
             supervisor.restart(component.name)
             wait_for(component.ready, what=component.name, timeout=component.start_timeout)
     console.print(f"rotated: {role} (in {settings.db_password_dir / role})", highlight=False)
+
+
+def _kafka_principals() -> None:
+    """With SASL on: every client principal's SCRAM credential and the ACL table (idempotent;
+    the broker's own credential was written at format time)."""
+    settings, auth = get_settings(), get_kafka_auth_settings()
+    if not auth.kafka_sasl:
+        return
+    admin = kafka_security.admin(settings.kafka_bootstrap, auth)
+    for principal in kafka_security.ensure_users(admin, auth):
+        console.print(f"  created Kafka principal {principal}")
+    kafka_security.ensure_acls(admin, kafka_security.grants(settings, get_notification_settings()))
 
 
 def _topics() -> None:

@@ -20,6 +20,7 @@ from onceflow.settings import (
     get_observability_settings,
     get_retention_settings,
 )
+from onceflow.settings.kafka_auth import client_config
 from onceflow.settings.ops import OpsCredentialMissingError, get_ops_settings
 from onceflow.topology import KafkaNode, Layout
 from stack import jvm, postgres, prometheus, spark
@@ -75,7 +76,7 @@ def _broker_ready(node: KafkaNode) -> bool:
     accepts connections earlier, before it has joined the quorum)."""
     if not port_open("127.0.0.1", node.port):
         return False
-    admin = AdminClient({"bootstrap.servers": node.address, "log_level": 0})
+    admin = AdminClient({**client_config(node.address, "broker"), "log_level": 0})
     return node.node_id in admin.list_topics(timeout=5).brokers
 
 

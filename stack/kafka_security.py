@@ -33,7 +33,9 @@ from confluent_kafka.admin import (
 
 from onceflow.settings import NotificationSettings, Settings
 from onceflow.settings.kafka_auth import (
+    AGGREGATION_GROUP_PREFIX,
     CONTROLLER_MECHANISM,
+    LOCAL_KAFKA_PASSWORDS,
     MECHANISM,
     PRINCIPALS,
     KafkaAuthSettings,
@@ -43,6 +45,8 @@ from onceflow.topology import HOST, KafkaNode
 from stack.ops_secret import write_private
 
 BROKER = "broker"
+# The ops principal's Java client properties: the Kafka CLI tools' --command-config.
+OPS_CLIENT_PROPERTIES = LOCAL_KAFKA_PASSWORDS / "ops.properties"
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 LISTENER = "SASL_PLAINTEXT"
 SCRAM_ITERATIONS = 8192
@@ -50,8 +54,6 @@ SCRAM_ITERATIONS = 8192
 # the worker's group.id; the leader's config-topic producer is "connect-cluster-<group.id>".
 CONNECT_GROUP = "onceflow-connect"
 DEBEZIUM_HEARTBEATS = "__debezium-heartbeat"
-# Spark's Kafka source names its consumer groups with this prefix (source.py's groupIdPrefix).
-AGGREGATION_GROUPS = "onceflow-aggregation"
 OPS_GROUPS = "onceflow-ops"
 
 
@@ -99,6 +101,22 @@ def node_overrides(node: KafkaNode, broker_password: str) -> dict[str, str | Non
     }
 
 
+def worker_overrides(auth: KafkaAuthSettings) -> dict[str, str | None]:
+    """What SASL changes in a Connect worker's properties: the worker's own clients and its
+    tasks' producers, consumers and admin clients all log in as the connect principal."""
+    client = auth.java_client_config("connect")
+    return {
+        f"{prefix}{key}": value
+        for prefix in ("", "producer.", "consumer.", "admin.")
+        for key, value in client.items()
+    }
+
+
+def client_properties(auth: KafkaAuthSettings, principal: str) -> str:
+    """A Java client's properties file (the CLI tools' --command-config) for `principal`."""
+    return "".join(f"{k}={v}\n" for k, v in auth.java_client_config(principal).items())
+
+
 def format_arguments(broker_password: str) -> list[str]:
     """The storage tool's arguments that write the broker principal's SCRAM credential into the
     metadata at format time (before any node can authenticate another)."""
@@ -138,7 +156,7 @@ def grants(settings: Settings, notify: NotificationSettings) -> list[Grant]:
         Grant("connect", _T.BROKER, "kafka-cluster", (_O.DESCRIBE, _O.IDEMPOTENT_WRITE)),
         # The aggregation job: reads the outbox with its own groups.
         Grant("aggregation", _T.TOPIC, outbox, read),
-        Grant("aggregation", _T.GROUP, AGGREGATION_GROUPS, read, prefixed=True),
+        Grant("aggregation", _T.GROUP, AGGREGATION_GROUP_PREFIX, read, prefixed=True),
         # The notifications processor: reads the outbox with its group (and its restore
         # reader's), writes the notifications topics and its changelog in its transactions.
         Grant("notifications", _T.TOPIC, outbox, read),

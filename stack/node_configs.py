@@ -122,8 +122,8 @@ def node_properties(layout: Layout, node: KafkaNode, auth: KafkaAuthSettings) ->
 
 
 def write_all(layout: Layout, auth: KafkaAuthSettings | None = None) -> None:
-    """Render every node's and worker's properties into .stack/conf (a node's with SASL holds
-    the broker principal's password: mode 0600)."""
+    """Render every node's and worker's properties into .stack/conf (with SASL, a node's holds
+    the broker principal's password and a worker's the connect principal's: mode 0600)."""
     auth = auth or KafkaAuthSettings()
     paths.CONF.mkdir(parents=True, exist_ok=True)
     for node in layout.kafka:
@@ -134,5 +134,16 @@ def write_all(layout: Layout, auth: KafkaAuthSettings | None = None) -> None:
             config_path(node.program).write_text(text)
     worker = (paths.ROOT / WORKER_TEMPLATE).read_text()
     for each in layout.connect:
-        text = render(worker, connect_overrides(layout, each), source=WORKER_TEMPLATE)
-        config_path(each.program).write_text(text)
+        overrides = connect_overrides(layout, each)
+        if auth.kafka_sasl:
+            overrides |= kafka_security.worker_overrides(auth)
+            write_private(
+                config_path(each.program), render(worker, overrides, source=WORKER_TEMPLATE)
+            )
+        else:
+            config_path(each.program).write_text(render(worker, overrides, source=WORKER_TEMPLATE))
+    if auth.kafka_sasl:
+        # The Kafka command-line tools' --command-config (docs/operations.md), as ops.
+        write_private(
+            kafka_security.OPS_CLIENT_PROPERTIES, kafka_security.client_properties(auth, "ops")
+        )

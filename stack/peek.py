@@ -11,6 +11,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Topic
 from rich.console import Console
 
 from onceflow.settings import get_settings
+from onceflow.settings.kafka_auth import client_config
 
 console = Console()
 POLL_S = 0.5
@@ -95,8 +96,8 @@ def peek(
     deadline = time.monotonic() + timeout
     consumer = Consumer(
         {
-            "bootstrap.servers": settings.kafka_bootstrap,
-            "group.id": "onceflow-peek",
+            **client_config(settings.kafka_bootstrap, "ops"),
+            "group.id": "onceflow-ops-peek",
             "isolation.level": "read_committed",
             "enable.auto.commit": False,
             "enable.partition.eof": True,

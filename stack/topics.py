@@ -13,6 +13,7 @@ from confluent_kafka.admin import (
 from confluent_kafka.cimpl import NewTopic
 
 from onceflow.settings import NotificationSettings, RetentionSettings, Settings
+from onceflow.settings.kafka_auth import client_config
 
 # Every topic has as many partitions as the outbox: the notifications changelog must (its
 # partition p remembers the ids of input partition p).
@@ -59,9 +60,10 @@ def pipeline_topics(
     ]
 
 
-def ensure_topics(bootstrap: str, wanted: list[Topic]) -> None:
-    """Create the missing topics; bring existing ones' configs in line (idempotent)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+def ensure_topics(bootstrap: str, wanted: list[Topic], principal: str = "broker") -> None:
+    """Create the missing topics; bring existing ones' configs in line (idempotent). `make up`
+    runs it as the broker principal; the tests, as theirs."""
+    admin = AdminClient(client_config(bootstrap, principal))
     existing = set(admin.list_topics(timeout=30).topics)
     # -1: the broker's default replication (1 locally, 3 in the cluster topology).
     new = [NewTopic(t.name, PARTITIONS, replication_factor=-1, config=t.configs) for t in wanted]

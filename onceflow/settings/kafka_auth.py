@@ -25,6 +25,10 @@ MECHANISM = "SCRAM-SHA-512"
 # serve, so the nodes authenticate to the controllers with PLAIN (loopback, no TLS locally).
 CONTROLLER_MECHANISM = "PLAIN"
 LOCAL_KAFKA_PASSWORDS = paths.SECRETS / "kafka"
+# The aggregation job's consumer groups (Spark's groupIdPrefix): the ACLs allow the job these.
+AGGREGATION_GROUP_PREFIX = "onceflow-aggregation"
+# What confluent-kafka's clients take.
+ClientConfig = dict[str, str | int | float | bool]
 
 
 class KafkaPasswordMissingError(RuntimeError):
@@ -61,9 +65,9 @@ class KafkaAuthSettings(BaseSettings):
             )
         return text
 
-    def client_config(self, bootstrap: str, principal: str) -> dict[str, str]:
+    def client_config(self, bootstrap: str, principal: str) -> ClientConfig:
         """librdkafka's (confluent-kafka's) settings that connect as `principal`."""
-        config = {"bootstrap.servers": bootstrap}
+        config: ClientConfig = {"bootstrap.servers": bootstrap}
         if self.kafka_sasl:
             config |= {
                 "security.protocol": "SASL_PLAINTEXT",
@@ -103,3 +107,8 @@ def _quoted(text: str) -> str:
 def get_kafka_auth_settings() -> KafkaAuthSettings:
     """Return the process-wide Kafka authentication settings, read once."""
     return KafkaAuthSettings()
+
+
+def client_config(bootstrap: str, principal: str) -> ClientConfig:
+    """This process's librdkafka settings that connect to `bootstrap` as `principal`."""
+    return get_kafka_auth_settings().client_config(bootstrap, principal)

@@ -24,6 +24,7 @@ from onceflow.settings import (
     get_retention_settings,
     get_settings,
 )
+from onceflow.settings.kafka_auth import client_config
 from services.notifications.clients import make_clients, restore_config
 from services.notifications.processor import LostInputError, Processor
 from services.notifications.seen import SeenIds
@@ -58,7 +59,7 @@ def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2,
             consumer=consumer,
             producer=producer,
             reader=lambda: Consumer(restore_config(settings, notify)),
-            admin=AdminClient({"bootstrap.servers": settings.kafka_bootstrap}),
+            admin=AdminClient(client_config(settings.kafka_bootstrap, "notifications")),
             seen=seen,
         ).run(stop)
     except (KafkaException, LostInputError) as exc:

@@ -6,12 +6,13 @@ from typing import Any
 from confluent_kafka import Consumer, Producer
 
 from onceflow.settings import NotificationSettings, Settings
+from onceflow.settings.kafka_auth import client_config
 
 
 def consumer_config(settings: Settings, notify: NotificationSettings) -> dict[str, Any]:
     """Committed records only, offsets committed only inside our transactions."""
     return {
-        "bootstrap.servers": settings.kafka_bootstrap,
+        **client_config(settings.kafka_bootstrap, "notifications"),
         "group.id": notify.notify_group,
         "isolation.level": "read_committed",
         "enable.auto.commit": False,
@@ -33,7 +34,7 @@ def producer_config(
 ) -> dict[str, Any]:
     """A transactional producer whose id is stable per instance (a restart fences its zombie)."""
     return {
-        "bootstrap.servers": settings.kafka_bootstrap,
+        **client_config(settings.kafka_bootstrap, "notifications"),
         "transactional.id": notify.transactional_id(instance),
         "transaction.timeout.ms": notify.notify_transaction_timeout_ms,
         "enable.idempotence": True,
@@ -48,7 +49,7 @@ def producer_config(
 def restore_config(settings: Settings, notify: NotificationSettings) -> dict[str, Any]:
     """A group-less reader of the changelog, up to its last stable offset."""
     return {
-        "bootstrap.servers": settings.kafka_bootstrap,
+        **client_config(settings.kafka_bootstrap, "notifications"),
         "group.id": f"{notify.notify_group}-restore",  # required by the client; never joined
         "isolation.level": "read_committed",
         "enable.auto.commit": False,

@@ -26,6 +26,7 @@ import psycopg
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from onceflow.settings import NotificationSettings, Settings, get_notification_settings
+from onceflow.settings.kafka_auth import client_config
 from services.notifications.transform import notification_id
 
 SQL = Path(__file__).parent / "sql"
@@ -190,7 +191,7 @@ def committed_offsets(
         return {}
     consumer = Consumer(
         {
-            "bootstrap.servers": settings.kafka_bootstrap,
+            **client_config(settings.kafka_bootstrap, "ops"),
             "group.id": notify.notify_group,
             "enable.auto.commit": False,
             "socket.timeout.ms": max(1000, int(timeout * 1000)),

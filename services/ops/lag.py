@@ -17,6 +17,7 @@ from confluent_kafka import Consumer, IsolationLevel, KafkaError, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from onceflow.settings import Settings
+from onceflow.settings.kafka_auth import client_config
 from services.ops.replay import QUERY_ID as REPLAY_QUERY_ID
 
 SLOT_QUERY = (Path(__file__).parent / "sql" / "slot.sql").read_text()
@@ -145,7 +146,7 @@ def _behind(stable_offset: int, first_unread: int | None) -> int:
 def _client_config(bootstrap: str) -> dict[str, str | int | float | bool]:
     # librdkafka logs every failed connection attempt to stderr; an unreachable Kafka is said
     # once, by the KafkaException the call raises (services/ops/output.py).
-    return {"bootstrap.servers": bootstrap, "log_level": 2}
+    return {**client_config(bootstrap, "ops"), "log_level": 2}
 
 
 def _offsets(

@@ -10,6 +10,7 @@ from typing import NoReturn, cast
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 
 from onceflow.settings import NotificationSettings, Settings
+from onceflow.settings.kafka_auth import client_config
 from services.ops.dead_letters import DeadLetter, DeadLetterError, Position, Stage
 
 # How many of a partition's newest dead letters `list` reads at most.
@@ -19,7 +20,7 @@ NEWEST = 10_000
 def _consumer(settings: Settings) -> Consumer:
     return Consumer(
         {
-            "bootstrap.servers": settings.kafka_bootstrap,
+            **client_config(settings.kafka_bootstrap, "ops"),
             "group.id": "onceflow-ops-dead-letters",
             "isolation.level": "read_committed",
             "enable.auto.commit": False,

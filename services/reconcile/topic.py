@@ -14,6 +14,7 @@ import psycopg
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 
 from onceflow import events
+from onceflow.settings.kafka_auth import client_config
 
 SQL = Path(__file__).parent / "sql"
 POLL_S = 0.5
@@ -44,7 +45,7 @@ class _Partition:
 def _consumer(bootstrap: str) -> Consumer:
     return Consumer(
         {
-            "bootstrap.servers": bootstrap,
+            **client_config(bootstrap, "ops"),
             "group.id": "onceflow-ops-reconcile",  # never commits: positions live in Postgres
             "enable.auto.commit": False,
             "isolation.level": "read_committed",

@@ -7,6 +7,7 @@ import psycopg
 from confluent_kafka import Consumer, TopicPartition
 
 from onceflow.schema.analytics import JOB_TABLES
+from onceflow.settings.kafka_auth import client_config
 
 log = logging.getLogger("onceflow.aggregation")
 
@@ -21,7 +22,7 @@ def topic_offsets(bootstrap: str, topic: str) -> dict[int, tuple[int, int]]:
     """partition -> (low, high) watermark of the topic right now."""
     consumer = Consumer(
         {
-            "bootstrap.servers": bootstrap,
+            **client_config(bootstrap, "aggregation"),
             "group.id": "onceflow-backfill-probe",
             "isolation.level": "read_committed",
             "enable.auto.commit": False,

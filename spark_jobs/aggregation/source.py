@@ -3,12 +3,14 @@
 from pyspark.sql import DataFrame, SparkSession
 
 from onceflow.settings import AggregationSettings
+from onceflow.settings.kafka_auth import AGGREGATION_GROUP_PREFIX, get_kafka_auth_settings
 
 
 def kafka_options(
     bootstrap: str, topic: str, settings: AggregationSettings, *, backfill: bool
 ) -> dict[str, str]:
-    """readStream options; only Kafka transactions that committed are ever read."""
+    """readStream options; only Kafka transactions that committed are ever read, as the job's
+    Kafka principal (its SASL settings when on)."""
     max_offsets = (
         settings.agg_backfill_max_offsets_per_trigger
         if backfill
@@ -23,7 +25,10 @@ def kafka_options(
         "failOnDataLoss": str(settings.agg_fail_on_data_loss).lower(),
         "maxOffsetsPerTrigger": str(max_offsets),
         "kafka.fetch.max.wait.ms": str(settings.agg_kafka_fetch_max_wait_ms),
+        "groupIdPrefix": AGGREGATION_GROUP_PREFIX,
     }
+    security = get_kafka_auth_settings().java_client_config("aggregation")
+    options |= {f"kafka.{key}": value for key, value in security.items()}
     if backfill:
         options["minPartitions"] = str(settings.agg_backfill_min_partitions)
     return options

@@ -22,7 +22,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from onceflow import paths
 from onceflow.settings import NotificationSettings, Settings
-from onceflow.settings.kafka_auth import KafkaAuthSettings
+from onceflow.settings.kafka_auth import AGGREGATION_GROUP_PREFIX, KafkaAuthSettings
 from onceflow.topology import HOST, KafkaNode
 from stack import jvm, kafka_security
 from stack.node_configs import KAFKA_TEMPLATE, render
@@ -213,7 +213,7 @@ def test_connect_writes_the_outbox_in_its_transactions(node: Node) -> None:
 
 def test_readers_read_the_outbox_with_their_own_groups(node: Node) -> None:
     assert produce(node.config("connect"), OUTBOX) is None
-    job = {"group.id": f"{kafka_security.AGGREGATION_GROUPS}-{uuid.uuid4()}"}
+    job = {"group.id": f"{AGGREGATION_GROUP_PREFIX}-{uuid.uuid4()}"}
     assert consume_one(node.config("aggregation", **job), OUTBOX) == b"{}"
     notifier = {"group.id": NOTIFY.notify_group}
     assert consume_one(node.config("notifications", **notifier), OUTBOX) == b"{}"
