@@ -133,8 +133,8 @@ CHECKS: dict[str, Check] = {
         busy=MAINTENANCE_BUSY,
     ),
     "psql postgresql://analyst:analyst@127.0.0.1:5432/shop -c "
-    "'SELECT max(committed_at) FROM aggregation.applied_batches'": Check(
-        r"^\s+max\s*$[\s\S]*\(1 row\)"
+    "'SELECT stream, last_applied_at FROM freshness'": Check(
+        r"^\s+stream\s+\|\s+last_applied_at\s*$[\s\S]*\(\d+ rows?\)"
     ),
     f'{MONITOR} "SELECT pid, state, wait_event_type, wait_event, now() - xact_start AS '
     "in_transaction FROM pg_stat_activity WHERE usename = 'shop_spark'\"": Check(

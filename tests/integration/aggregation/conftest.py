@@ -18,6 +18,7 @@ import psycopg
 import pytest
 
 from onceflow.paths import ROOT
+from onceflow.schema.metadata import BOOKKEEPING_SCHEMA
 from onceflow.settings import get_settings
 from stack.waiting import port_open, wait_for
 from tests.integration.aggregation.history import create_topic, delete_topic
@@ -97,15 +98,17 @@ class Pipeline:
         self.runs += 1
         return Job(self.env(database, **extra), self.tmp / f"job-{self.runs}.log", *args)
 
-    def dsn(self, database: str | None = None) -> str:
+    def dsn(self, database: str | None = None, role: str = "analyst") -> str:
         return (
-            get_settings()
-            .model_copy(update={"pg_database": database or self.database})
-            .dsn("analyst")
+            get_settings().model_copy(update={"pg_database": database or self.database}).dsn(role)
         )
 
     def query(self, sql: str, database: str | None = None) -> list[tuple[Any, ...]]:
-        with psycopg.connect(self.dsn(database)) as conn:
+        """Read as the analyst; a statement naming the job's bookkeeping (schema aggregation,
+        which the analyst cannot see) as the job's role, in a read-only transaction."""
+        role = "spark" if f"{BOOKKEEPING_SCHEMA}." in sql else "analyst"
+        with psycopg.connect(self.dsn(database, role)) as conn:
+            conn.read_only = True
             return conn.execute(sql).fetchall()
 
     def wait_applied(self, events: int, dead: int, job: Job, timeout: float = 180) -> None:
