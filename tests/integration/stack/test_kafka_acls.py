@@ -252,6 +252,29 @@ def test_tests_principal_has_its_scratch_topics(node: Node) -> None:
     assert consume_one(node.config("tests", **{"group.id": scratch}), scratch) == b"{}"
 
 
+def test_the_cli_tools_log_in_with_their_command_config(node: Node, tmp_path: Path) -> None:
+    """The Java clients' SASL settings (what Connect's workers and Spark's Kafka source get too)
+    work: Kafka's own kafka-topics.sh lists the topics as ops."""
+    config = tmp_path / "ops.properties"
+    config.write_text(kafka_security.client_properties(node.auth, "ops"))
+    tool = paths.STATE / "bin" / "kafka-topics.sh"
+    listed = subprocess.run(
+        [
+            str(tool),
+            "--bootstrap-server",
+            node.bootstrap,
+            "--command-config",
+            str(config),
+            "--list",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert OUTBOX in listed.stdout.split()
+
+
 def test_password_files_are_private(node: Node) -> None:
     folder: Path = node.auth.kafka_password_dir
     assert folder.stat().st_mode & 0o777 == 0o700
