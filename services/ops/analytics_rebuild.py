@@ -36,6 +36,7 @@ from typing import Any
 import psycopg
 
 from onceflow import recompute
+from onceflow.schema.metadata import BOOKKEEPING_SCHEMA
 
 Cursor = psycopg.Cursor[tuple[Any, ...]]
 # How long the rebuild waits for the job's fold to release the writers' lock.
@@ -46,7 +47,6 @@ COMBINE = {"first_order_at": "least", "last_order_at": "greatest"}
 # Columns a customer's and a day's figures share per currency (every placement and cancellation
 # has a known day; a payment may not, so paid_cents is not compared).
 SHARED_CUSTOMER_DAILY = ("orders_placed", "placed_cents", "cancelled_cents", "refunded_cents")
-BOOKKEEPING = "SELECT pronamespace::regnamespace::text FROM pg_proc WHERE proname = 'lock_writers'"
 
 
 class RebuildError(Exception):
@@ -86,7 +86,6 @@ class TableReport:
 @dataclass(frozen=True)
 class Report:
     dry_run: bool
-    bookkeeping: str
     events: int  # rows of recompute_events: (order, event type) pairs recomputed at S
     tables: list[TableReport]
     snapshot_s: float  # the recompute, without the lock
@@ -115,8 +114,7 @@ def rebuild(dsn: str, tables: list[str], *, dry_run: bool) -> Report:
         started = time.monotonic()
         conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
         with conn.transaction():
-            bookkeeping = _bookkeeping(cur)
-            recompute.prepare(cur.execute, bookkeeping)
+            recompute.prepare(cur.execute, BOOKKEEPING_SCHEMA)
             cur.execute(f"SELECT count(*) FROM {recompute.EVENTS}")
             events = _one(cur)
             totals = {table: _snapshot(cur, table) for table in tables}
@@ -124,31 +122,22 @@ def rebuild(dsn: str, tables: list[str], *, dry_run: bool) -> Report:
         snapshot_s = time.monotonic() - started
         if dry_run:
             reports = [_compare(cur, t, _rebuilt(t), _at_snapshot(t), 0, totals[t]) for t in tables]
-            return Report(True, bookkeeping, events, reports, snapshot_s, 0.0, 0.0)
+            return Report(True, events, reports, snapshot_s, 0.0, 0.0)
         conn.isolation_level = psycopg.IsolationLevel.READ_COMMITTED
         with conn.transaction():
             cur.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
             asked = time.monotonic()
-            cur.execute(f"SELECT {bookkeeping}.lock_writers()")
+            cur.execute(f"SELECT {BOOKKEEPING_SCHEMA}.lock_writers()")
             locked = time.monotonic()
             reports = [_swap(cur, table) for table in tables]
         done = time.monotonic()
-    return Report(False, bookkeeping, events, reports, snapshot_s, locked - asked, done - locked)
+    return Report(False, events, reports, snapshot_s, locked - asked, done - locked)
 
 
 def _one(cur: Cursor) -> Any:
     row = cur.fetchone()
     assert row is not None
     return row[0]
-
-
-def _bookkeeping(cur: Cursor) -> str:
-    """The schema of the job's bookkeeping, where its writers' lock function is."""
-    cur.execute(BOOKKEEPING)
-    found = [r[0] for r in cur.fetchall()]
-    if len(found) != 1:
-        raise RebuildError(f"expected one lock_writers() function, found {len(found)}: migrate")
-    return str(found[0])
 
 
 def _live(table: str) -> str:
