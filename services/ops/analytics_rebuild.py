@@ -31,14 +31,23 @@ would change, as of S): it takes no lock and changes nothing.
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import psycopg
 
 from onceflow import recompute
 from onceflow.schema.metadata import BOOKKEEPING_SCHEMA
+from onceflow.settings import get_aggregation_settings
 
-Cursor = psycopg.Cursor[tuple[Any, ...]]
+
+class Cursor(Protocol):
+    """What the rebuild's statements need of a cursor (psycopg's, or Bounded)."""
+
+    def execute(self, query: str) -> object: ...
+    def fetchone(self) -> tuple[Any, ...] | None: ...
+    def fetchall(self) -> list[tuple[Any, ...]]: ...
+
+
 # How long the rebuild waits for the job's fold to release the writers' lock.
 LOCK_TIMEOUT = "60s"
 SAMPLES = 10
@@ -51,6 +60,28 @@ SHARED_CUSTOMER_DAILY = ("orders_placed", "placed_cents", "cancelled_cents", "re
 
 class RebuildError(Exception):
     """A rebuild refused (bad input) or whose verification failed: nothing was changed."""
+
+
+class Bounded:
+    """A cursor whose statements may run, all together, only until `deadline` (time.monotonic):
+    before each, statement_timeout is set to the time left (Postgres cancels a statement past
+    it, and the transaction rolls back)."""
+
+    def __init__(self, cur: psycopg.Cursor[tuple[Any, ...]], deadline: float) -> None:
+        self.cur, self.deadline = cur, deadline
+
+    def execute(self, query: str) -> object:
+        left_ms = int((self.deadline - time.monotonic()) * 1000)
+        if left_ms <= 0:
+            raise psycopg.errors.QueryCanceled("the budget was spent before the statement")
+        self.cur.execute(f"SET LOCAL statement_timeout = {left_ms}")
+        return self.cur.execute(query)
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self.cur.fetchone()
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.cur.fetchall()
 
 
 @dataclass(frozen=True)
@@ -107,9 +138,19 @@ def parse_tables(values: list[str] | None) -> list[str]:
     return [t for t in recompute.TABLES if t in chosen]
 
 
-def rebuild(dsn: str, tables: list[str], *, dry_run: bool) -> Report:
+def lock_budget_s() -> float:
+    """How long the swap may hold the writers' lock: half the job's statement timeout, which
+    bounds how long the job's fold waits for the lock before it fails."""
+    return get_aggregation_settings().agg_pg_statement_timeout_ms / 2000
+
+
+def rebuild(
+    dsn: str, tables: list[str], *, dry_run: bool, lock_budget: float | None = None
+) -> Report:
     """Rebuild `tables` (recompute.TABLES names); see the module's docstring. One session: the
-    snapshot's temp tables live until it closes."""
+    snapshot's temp tables live until it closes. The swap gives up (RebuildError, nothing
+    changed) rather than hold the lock longer than `lock_budget` seconds (lock_budget_s())."""
+    budget = lock_budget_s() if lock_budget is None else lock_budget
     with psycopg.connect(dsn) as conn, conn.cursor() as cur:
         started = time.monotonic()
         conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
@@ -129,7 +170,15 @@ def rebuild(dsn: str, tables: list[str], *, dry_run: bool) -> Report:
             asked = time.monotonic()
             cur.execute(f"SELECT {BOOKKEEPING_SCHEMA}.lock_writers()")
             locked = time.monotonic()
-            reports = [_swap(cur, table) for table in tables]
+            bounded = Bounded(cur, locked + budget)
+            try:
+                reports = [_swap(bounded, table) for table in tables]
+            except psycopg.errors.QueryCanceled as exc:
+                raise RebuildError(
+                    f"the swap would hold the writers' lock past its budget of {budget:g} s (half"
+                    " the job's statement timeout, so its waiting fold does not fail): rolled"
+                    " back, nothing was changed; rebuild fewer tables at a time (--tables)"
+                ) from exc
         done = time.monotonic()
     return Report(False, events, reports, snapshot_s, locked - asked, done - locked)
 

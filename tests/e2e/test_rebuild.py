@@ -162,3 +162,19 @@ def test_an_unknown_table_is_refused_in_a_sentence() -> None:
     assert "unknown table 'customers'" in done.stderr
     assert "daily_sales, customer_sales, product_sales, daily_product_sales" in done.stderr
     assert done.exception is None or isinstance(done.exception, SystemExit)
+
+
+def test_a_swap_past_its_lock_budget_gives_up_and_changes_nothing(settings: Settings) -> None:
+    ghost = f"rebuild-ghost-{uuid.uuid4().hex[:8]}"
+    only = ["customer_sales"]
+    with psycopg.connect(settings.dsn("owner"), autocommit=True) as owner:
+        owner.execute(
+            "INSERT INTO analytics.customer_sales (customer_id, currency, orders_placed)"
+            " VALUES (%s, 'EUR', 1)",
+            (ghost,),
+        )
+        with pytest.raises(analytics_rebuild.RebuildError, match="past its budget"):
+            analytics_rebuild.rebuild(settings.dsn("owner"), only, dry_run=False, lock_budget=0.001)
+        assert analytics.customer_sales(owner, [ghost]), "the refused swap changed the table"
+        analytics_rebuild.rebuild(settings.dsn("owner"), only, dry_run=False)
+        assert not analytics.customer_sales(owner, [ghost])
