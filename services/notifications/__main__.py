@@ -30,6 +30,10 @@ from services.notifications.processor import LostInputError, Processor
 from services.notifications.seen import SeenIds
 
 log = logging.getLogger("onceflow.notifications")
+# The committer thread (processor.py) takes the GIL back after each broker call it waited on,
+# while the loop routes the next batch: at the default 5 ms a turn, its flush, send-offsets and
+# commit took twice as long on a busy machine (docs/benchmarks.md, issue 22).
+GIL_SWITCH_S = 0.0005
 app = typer.Typer(add_completion=False)
 
 
@@ -48,6 +52,7 @@ def main(instance: int = typer.Argument(..., min=1, help="instance number (1, 2,
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <pid>`: every thread's stack to the log
+    sys.setswitchinterval(GIL_SWITCH_S)
     start_http_server(notify.metrics_port(instance), addr=get_observability_settings().metrics_host)
     seen = SeenIds(notify.notify_state_dir / f"{notify.notify_group}-{instance}.sqlite")
     try:
