@@ -101,6 +101,24 @@ def node_overrides(node: KafkaNode, broker_password: str) -> dict[str, str | Non
     }
 
 
+def migration_overrides(node: KafkaNode, broker_password: str, port: int) -> dict[str, str | None]:
+    """A node formatted before SASL has no SCRAM credential for the broker principal, and the
+    controllers do not serve the Admin API that adds one. So it starts once with these: the
+    SASL properties plus a PLAINTEXT listener on loopback `port` whose anonymous principal is
+    a super user for that start only; migrate() then adds the credentials and ACLs through it,
+    and the node restarts with node_overrides() alone."""
+    final = node_overrides(node, broker_password)
+    return {
+        **final,
+        "listeners": f"{final['listeners']},MIGRATION://{HOST}:{port}",
+        "advertised.listeners": f"{final['advertised.listeners']},MIGRATION://{HOST}:{port}",
+        "listener.security.protocol.map": (
+            f"{final['listener.security.protocol.map']},MIGRATION:PLAINTEXT"
+        ),
+        "super.users": f"User:{BROKER};User:ANONYMOUS",
+    }
+
+
 def worker_overrides(auth: KafkaAuthSettings) -> dict[str, str | None]:
     """What SASL changes in a Connect worker's properties: the worker's own clients and its
     tasks' producers, consumers and admin clients all log in as the connect principal."""
@@ -236,3 +254,12 @@ def ensure_acls(client: AdminClient, rows: Iterable[Grant], timeout: float = 30)
     """Create every binding of the table (the broker ignores one that exists)."""
     for future in client.create_acls(acl_bindings(rows)).values():
         future.result(timeout=timeout)
+
+
+def migrate(address: str, auth: KafkaAuthSettings, rows: Iterable[Grant]) -> None:
+    """Through a node's migration listener (migration_overrides): the broker principal's
+    credential, every client principal's and the ACL table."""
+    client = AdminClient({"bootstrap.servers": address, "log_level": 0})
+    upsert_user(client, BROKER, auth.password(BROKER))
+    ensure_users(client, auth)
+    ensure_acls(client, rows)

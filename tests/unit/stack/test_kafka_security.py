@@ -125,3 +125,26 @@ def test_only_connect_may_write_the_outbox() -> None:
     # The tests' wildcard is overridden by an explicit deny on the pipeline's topics.
     assert denied == {"User:tests"}
     assert not any(b.principal == "User:broker" for b in bindings)
+
+
+def test_the_migration_start_adds_one_plaintext_listener_for_itself(
+    auth: KafkaAuthSettings,
+) -> None:
+    """A node formatted before SASL starts once with a loopback PLAINTEXT listener whose
+    anonymous principal is a super user (the credentials and ACLs go in through it), then with
+    the final properties, which have neither."""
+    node = SINGLE.kafka[0]
+    migration = kafka_security.migration_overrides(node, auth.password("broker"), 9099)
+    final = kafka_security.node_overrides(node, auth.password("broker"))
+    assert migration["listeners"] == f"{final['listeners']},MIGRATION://127.0.0.1:9099"
+    assert str(migration["listener.security.protocol.map"]).endswith(",MIGRATION:PLAINTEXT")
+    assert migration["super.users"] == "User:broker;User:ANONYMOUS"
+    assert "MIGRATION" not in str(final["listeners"]) + str(final["advertised.listeners"])
+    assert final["super.users"] == "User:broker"
+
+
+def test_connect_workers_and_their_tasks_log_in_as_connect(auth: KafkaAuthSettings) -> None:
+    overrides = kafka_security.worker_overrides(auth)
+    for prefix in ("", "producer.", "consumer.", "admin."):
+        assert overrides[f"{prefix}security.protocol"] == "SASL_PLAINTEXT"
+        assert 'username="connect"' in str(overrides[f"{prefix}sasl.jaas.config"])
