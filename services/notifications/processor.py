@@ -112,6 +112,10 @@ class Processor:
         self._output_mutated = False
         self._refused: dict[Position, str] = {}  # in the open transaction: position -> reason
         self._commit_tried = False  # the open transaction's commit was asked for
+        # Notifications are produced without a delivery callback each (2,000 GIL hand-overs to
+        # the committer a batch) until a transaction fails: the output topic may have refused one
+        # (a failed delivery fails the transaction), so batches are watched until one commits.
+        self._watched = False
         self._committer = ThreadPoolExecutor(1, thread_name_prefix="committer")
         self._inflight: InFlight | None = None
         self._rewound = False  # a failed batch was rewound since the last consume() began
@@ -195,7 +199,7 @@ class Processor:
         run()) remember the ids and read the changelog's tail there too."""
         polled = threading.Event()
         try:
-            group = self._start(batch, set())
+            group = self._start(batch, set(), watched=self._watched)
         except KafkaException as exc:
             failed: Future[Outcome] = Future()
             failed.set_result(Outcome(error=exc))
@@ -251,7 +255,9 @@ class Processor:
         if outcome.error is not None or outcome.refused:
             self._rewind(list(batch.positions))
             self._rewound = True
+            self._watched = True
             return
+        self._watched = False
         metrics.COMMIT_SECONDS.observe(time.monotonic() - flight.started)
         metrics.TRANSACTIONS.labels("committed").inc()
         if alone:  # committed here, not on the committer thread
@@ -272,17 +278,18 @@ class Processor:
         """One transaction of `batch` on this thread (the notifications of records at `alone`
         each sent in a record set of its own)."""
         try:
-            group = self._start(batch, alone)
+            group = self._start(batch, alone, watched=True)
         except KafkaException as exc:
             return Outcome(error=exc)
         return self._complete(batch, group)
 
-    def _start(self, batch: Batch, alone: set[Position]) -> Any:
-        """Begin the transaction and produce the batch; the consumer's group metadata of now
-        (the generation the batch was read in)."""
+    def _start(self, batch: Batch, alone: set[Position], *, watched: bool) -> Any:
+        """Begin the transaction and produce the batch (`watched`: each notification with a
+        delivery callback, which notes a refusal and its record); the consumer's group metadata
+        of now (the generation the batch was read in)."""
         self._refused, self._commit_tried = {}, False
         self._producer.begin_transaction()
-        self._produce(batch, alone)
+        self._produce(batch, alone, watched=watched)
         return self._consumer.consumer_group_metadata()
 
     def _complete(self, batch: Batch, group: Any) -> "Outcome":
@@ -325,16 +332,16 @@ class Processor:
             log.warning("fault before commit: %s", notify.notify_fault_signal)
             os.kill(os.getpid(), signal.Signals[notify.notify_fault_signal])
 
-    def _produce(self, batch: Batch, alone: set[Position]) -> None:
+    def _produce(self, batch: Batch, alone: set[Position], *, watched: bool) -> None:
         try:
-            self._produce_all(batch, alone)
+            self._produce_all(batch, alone, watched=watched)
         except KafkaException:
             # A refusal reported meanwhile leaves the transaction unable to take more records.
             self._producer.flush(30)
             if not self._refused:
                 raise
 
-    def _produce_all(self, batch: Batch, alone: set[Position]) -> None:
+    def _produce_all(self, batch: Batch, alone: set[Position], *, watched: bool) -> None:
         notify, producer = self._notify, self._producer
         produce, topic = producer.produce, notify.notify_topic
         delivered = self._delivered_notification
@@ -344,13 +351,11 @@ class Processor:
             if alone and at in alone:
                 producer.flush(30)
             try:
-                produce(
-                    topic,
-                    out.value,
-                    out.key,
-                    headers=out.headers,
-                    on_delivery=functools.partial(delivered, at),
-                )
+                if watched:
+                    callback = functools.partial(delivered, at)
+                    produce(topic, out.value, out.key, headers=out.headers, on_delivery=callback)
+                else:
+                    produce(topic, out.value, out.key, headers=out.headers)
             except KafkaException as exc:  # refused by the client before it was queued
                 if exc.args[0].code() not in REFUSED_RECORD:
                     raise
