@@ -27,6 +27,7 @@ import typer
 from confluent_kafka import Producer
 
 from bench.soak_sample import cpu_seconds, process_tree
+from onceflow.settings.kafka_auth import client_config
 from tests.integration.aggregation.conftest import Pipeline
 from tests.integration.aggregation.history import (
     Event,
@@ -107,7 +108,7 @@ def freshness(rate: int = 200, seconds: int = 60) -> None:
             lock = threading.Lock()
             producer = Producer(
                 {
-                    "bootstrap.servers": p.bootstrap,
+                    **client_config(p.bootstrap, "tests"),
                     "linger.ms": 1,
                     "transactional.id": f"bench-{uuid.uuid4()}",
                 }

@@ -35,6 +35,7 @@ from typing import Any, cast
 import typer
 from confluent_kafka import Consumer, KafkaError, Message, Producer, TopicPartition
 
+from onceflow.settings.kafka_auth import client_config
 from stack.topics import PARTITIONS
 from tests.integration.notifications.harness import Instance, Scratch
 from tests.oracle.events import event
@@ -96,7 +97,7 @@ def produce_backlog(scratch: Scratch, template: Template, events: int) -> float:
     """Produce `events` events as fast as the idempotent producer goes; the seconds it took."""
     producer = Producer(
         {
-            "bootstrap.servers": scratch.settings.kafka_bootstrap,
+            **client_config(scratch.settings.kafka_bootstrap, "tests"),
             "enable.idempotence": True,
             "linger.ms": 50,
             "batch.size": 1_000_000,
@@ -120,7 +121,9 @@ def produce_backlog(scratch: Scratch, template: Template, events: int) -> float:
 
 def end_offsets(scratch: Scratch) -> list[TopicPartition]:
     """The high watermark of every input partition (the backlog is not transactional)."""
-    consumer = Consumer({"bootstrap.servers": scratch.settings.kafka_bootstrap, "group.id": "x"})
+    consumer = Consumer(
+        {**client_config(scratch.settings.kafka_bootstrap, "tests"), "group.id": "x"}
+    )
     try:
         ends = []
         for p in range(PARTITIONS):
@@ -137,7 +140,7 @@ def committed_reader(scratch: Scratch) -> Callable[[], int]:
     """A function returning the group's committed input offsets, summed over partitions."""
     consumer = Consumer(
         {
-            "bootstrap.servers": scratch.settings.kafka_bootstrap,
+            **client_config(scratch.settings.kafka_bootstrap, "tests"),
             "group.id": scratch.notify.notify_group,  # never joins: committed() only
             "enable.auto.commit": False,
         }
@@ -197,7 +200,7 @@ class Visibility(threading.Thread):
         self.ready, self.done = threading.Event(), threading.Event()
         self._consumer = Consumer(
             {
-                "bootstrap.servers": scratch.settings.kafka_bootstrap,
+                **client_config(scratch.settings.kafka_bootstrap, "tests"),
                 "group.id": f"bench-reader-{uuid.uuid4()}",
                 "isolation.level": "read_committed",
                 "enable.auto.commit": False,
@@ -247,7 +250,7 @@ def produce_steady(
 
     producer = Producer(
         {
-            "bootstrap.servers": scratch.settings.kafka_bootstrap,
+            **client_config(scratch.settings.kafka_bootstrap, "tests"),
             "enable.idempotence": True,
             "linger.ms": 0,
             "on_delivery": on_delivery,

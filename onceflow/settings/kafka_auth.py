@@ -42,6 +42,9 @@ class KafkaAuthSettings(BaseSettings):
 
     kafka_sasl: bool = False
     kafka_password_dir: Path = LOCAL_KAFKA_PASSWORDS
+    # Every client of this process connects as this principal instead of its own (the test
+    # suites set `tests`: the code under test then reads and writes their scratch topics).
+    kafka_principal: str | None = None
 
     def password(self, principal: str) -> str:
         """The principal's password: its variable's, else its file's first line."""
@@ -68,6 +71,7 @@ class KafkaAuthSettings(BaseSettings):
     def client_config(self, bootstrap: str, principal: str) -> ClientConfig:
         """librdkafka's (confluent-kafka's) settings that connect as `principal`."""
         config: ClientConfig = {"bootstrap.servers": bootstrap}
+        principal = self.kafka_principal or principal
         if self.kafka_sasl:
             config |= {
                 "security.protocol": "SASL_PLAINTEXT",
@@ -82,6 +86,7 @@ class KafkaAuthSettings(BaseSettings):
         as `principal`, without the bootstrap address; empty with SASL off."""
         if not self.kafka_sasl:
             return {}
+        principal = self.kafka_principal or principal
         return {
             "security.protocol": "SASL_PLAINTEXT",
             "sasl.mechanism": MECHANISM,

@@ -4,6 +4,7 @@ coordinators (read from the cluster's metadata, never assumed)."""
 from confluent_kafka.admin import AdminClient
 
 from onceflow import paths
+from onceflow.settings.kafka_auth import client_config
 from stack import node_configs
 
 
@@ -14,7 +15,7 @@ def _worker_group() -> str:
 
 
 def admin(bootstrap: str) -> AdminClient:
-    return AdminClient({"bootstrap.servers": bootstrap})
+    return AdminClient(client_config(bootstrap, "tests"))
 
 
 def leader_of(bootstrap: str, topic: str, partition: int) -> int:

@@ -22,6 +22,8 @@ from confluent_kafka import (
     TopicPartition,
 )
 
+from onceflow.settings.kafka_auth import client_config
+
 _WAIT = 30.0  # one metadata or offsets request
 
 
@@ -51,7 +53,7 @@ class TopicReader:
 
     def __init__(self, bootstrap: str, topics: list[str]) -> None:
         self.topics = topics
-        common = {"bootstrap.servers": bootstrap, "group.id": f"reader-{uuid.uuid4()}"}
+        common = {**client_config(bootstrap, "tests"), "group.id": f"reader-{uuid.uuid4()}"}
         self._consumer = Consumer(
             {
                 **common,

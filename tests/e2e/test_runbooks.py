@@ -21,6 +21,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from onceflow import paths
 from onceflow.settings import Settings
+from onceflow.settings.kafka_auth import client_config
 from services.ops.clients import resolve, revoke
 from services.ops.lag import partition_lags
 from stack import checks
@@ -202,12 +203,12 @@ SHOWN = list(
 @pytest.fixture(scope="module")
 def scratch(settings: Settings) -> Iterator[Scratch]:
     """A scratch topic whose partition 0 holds a transaction left open, and a scratch client."""
-    admin = AdminClient({"bootstrap.servers": settings.kafka_bootstrap})
+    admin = AdminClient(client_config(settings.kafka_bootstrap, "tests"))
     topic = f"runbook-{uuid.uuid4().hex[:10]}"
     admin.create_topics([NewTopic(topic, num_partitions=1)])[topic].result(timeout=30)
     producer = Producer(
         {
-            "bootstrap.servers": settings.kafka_bootstrap,
+            **client_config(settings.kafka_bootstrap, "tests"),
             "transactional.id": f"{topic}-tx",
             # Open until the abort, however slow the commands before it (the broker's maximum).
             "transaction.timeout.ms": 900_000,

@@ -16,6 +16,7 @@ from confluent_kafka import Consumer, TopicPartition
 from typer.testing import CliRunner
 
 from onceflow.settings import Settings
+from onceflow.settings.kafka_auth import client_config
 from services.notifications.transform import notification_id
 from services.ops.cli import app
 from services.ops.journey import Journey, journey
@@ -31,7 +32,7 @@ def record_at(settings: Settings, partition: int, offset: int) -> dict[str, Any]
     """The value of the order topic's record at (partition, offset), read_committed."""
     consumer = Consumer(
         {
-            "bootstrap.servers": settings.kafka_bootstrap,
+            **client_config(settings.kafka_bootstrap, "tests"),
             "group.id": f"e2e-trace-{uuid.uuid4()}",
             "isolation.level": "read_committed",
             "enable.auto.commit": False,

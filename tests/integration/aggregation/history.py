@@ -18,6 +18,7 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from onceflow import contract
+from onceflow.settings.kafka_auth import client_config
 
 CURRENCIES = contract.DEFAULT_CURRENCIES
 STATUS = {event.value: status.value for event, status in contract.STATUS_AFTER.items()}
@@ -218,7 +219,7 @@ def expected_tables(events: Iterable[Event]) -> dict[str, Any]:
 
 
 def create_topic(bootstrap: str, topic: str, partitions: int = 3) -> None:
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(client_config(bootstrap, "tests"))
     futures = admin.create_topics(
         # -1: the broker's default replication (3 on the cluster topology, whose min ISR is 2).
         [NewTopic(topic, num_partitions=partitions, replication_factor=-1)]
@@ -228,7 +229,7 @@ def create_topic(bootstrap: str, topic: str, partitions: int = 3) -> None:
 
 
 def delete_topic(bootstrap: str, topic: str) -> None:
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(client_config(bootstrap, "tests"))
     for future in admin.delete_topics([topic]).values():
         with contextlib.suppress(Exception):  # already gone
             future.result(timeout=30)
@@ -244,7 +245,7 @@ def produce(
 ) -> int:
     """Produce records (keyed, with headers), committing a Kafka transaction every N records."""
     config: dict[str, Any] = {
-        "bootstrap.servers": bootstrap,
+        **client_config(bootstrap, "tests"),
         "linger.ms": 5,
         "enable.idempotence": True,
         "compression.type": "lz4",

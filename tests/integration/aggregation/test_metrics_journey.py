@@ -14,6 +14,7 @@ from confluent_kafka import Consumer, TopicPartition
 from prometheus_client.parser import text_string_to_metric_families
 
 from onceflow.settings import NotificationSettings
+from onceflow.settings.kafka_auth import client_config
 from services.notifications.transform import notification_id
 from services.ops.journey import journey
 from stack.waiting import wait_for
@@ -141,7 +142,9 @@ def check_journeys(pipeline: Pipeline, events: list[Any], duplicated: set[str]) 
     first = j.events[0]
     assert first.kafka_partition is not None
     assert first.kafka_offset is not None
-    committer = Consumer({"bootstrap.servers": pipeline.bootstrap, "group.id": group.notify_group})
+    committer = Consumer(
+        {**client_config(pipeline.bootstrap, "tests"), "group.id": group.notify_group}
+    )
     try:
         committer.commit(
             offsets=[TopicPartition(pipeline.topic, first.kafka_partition, first.kafka_offset + 1)],

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from confluent_kafka import KafkaError, Message, Producer
 
+from onceflow.settings.kafka_auth import client_config
 from stack.waiting import wait_for
 from tests.integration.aggregation.conftest import Pipeline
 from tests.integration.aggregation.history import Event, interleave, make_history, produce
@@ -29,7 +30,7 @@ class Flow:
         self.landed: dict[str, int] = {}  # event id -> partition
         self._producer = Producer(
             {
-                "bootstrap.servers": pipeline.bootstrap,
+                **client_config(pipeline.bootstrap, "tests"),
                 "enable.idempotence": True,
                 "topic.metadata.refresh.interval.ms": 1000,  # sees added partitions soon
             }

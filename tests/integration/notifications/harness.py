@@ -22,6 +22,7 @@ from confluent_kafka.admin import AdminClient, NewPartitions
 
 from onceflow.paths import ROOT
 from onceflow.settings import NotificationSettings, RetentionSettings, Settings, get_settings
+from onceflow.settings.kafka_auth import client_config
 from stack import topics
 from stack.waiting import port_open, wait_for
 from tests.e2e.kafka_reader import Record as Committed
@@ -46,14 +47,14 @@ def free_port_base(count: int) -> int:
 
 def topic_partitions(bootstrap: str, topic: str) -> list[int]:
     """The topic's partitions now."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(client_config(bootstrap, "tests"))
     return sorted(admin.list_topics(topic, timeout=30).topics[topic].partitions)
 
 
 def raise_partitions(bootstrap: str, topic: str, count: int) -> None:
     """Raise the topic's partition count to `count` (docs/operations.md), and wait until the
     metadata shows them."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(client_config(bootstrap, "tests"))
     (future,) = admin.create_partitions([NewPartitions(topic, count)]).values()
     future.result(timeout=30)
     wait_for(
@@ -106,7 +107,7 @@ class Scratch:
             if instance.process.poll() is None:
                 instance.process.kill()
                 instance.process.wait(30)
-        admin = AdminClient({"bootstrap.servers": self.settings.kafka_bootstrap})
+        admin = AdminClient(client_config(self.settings.kafka_bootstrap, "tests"))
         names = [self.input_topic, *(f"{self.name}-{s}" for s in ("out", "dlq", "seen"))]
         for future in admin.delete_topics(names).values():
             future.result(timeout=30)
@@ -170,7 +171,7 @@ class Input:
         self.topic = scratch.input_topic
         self._producer = Producer(
             {
-                "bootstrap.servers": scratch.settings.kafka_bootstrap,
+                **client_config(scratch.settings.kafka_bootstrap, "tests"),
                 "enable.idempotence": True,
                 "topic.metadata.refresh.interval.ms": 2000,  # sees added partitions soon
             }
@@ -229,7 +230,7 @@ class Output:
 def wait_caught_up(scratch: Scratch, timeout: float) -> None:
     """Wait until the processors' group has committed every input partition up to its end."""
     consumer = Consumer(
-        {"bootstrap.servers": scratch.settings.kafka_bootstrap, "group.id": scratch.name}
+        {**client_config(scratch.settings.kafka_bootstrap, "tests"), "group.id": scratch.name}
     )
     try:
         parts = [TopicPartition(scratch.input_topic, p) for p in scratch.partitions()]
@@ -248,7 +249,7 @@ def committed_reader(scratch: Scratch, topic_names: list[str]) -> Consumer:
     """A read_committed consumer of `topic_names` from their beginning, in a group of its own."""
     consumer = Consumer(
         {
-            "bootstrap.servers": scratch.settings.kafka_bootstrap,
+            **client_config(scratch.settings.kafka_bootstrap, "tests"),
             "group.id": f"reader-{uuid.uuid4()}",
             "isolation.level": "read_committed",
             "auto.offset.reset": "earliest",

@@ -6,6 +6,7 @@ import pytest
 from confluent_kafka.admin import AdminClient, ConfigResource
 
 from onceflow.settings import get_settings
+from onceflow.settings.kafka_auth import client_config
 from tests.integration.notifications.features import finalized_features
 
 pytestmark = pytest.mark.integration
@@ -21,7 +22,7 @@ def test_transaction_version_2_is_finalized(broker: str) -> None:
 
 
 def test_every_broker_verifies_transactional_partitions() -> None:
-    admin = AdminClient({"bootstrap.servers": get_settings().kafka_bootstrap})
+    admin = AdminClient(client_config(get_settings().kafka_bootstrap, "tests"))
     nodes = admin.describe_cluster(request_timeout=30).result().nodes
     assert len(nodes) == len(BROKERS)
     for node in nodes:

@@ -11,6 +11,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from onceflow.settings import get_settings
+from onceflow.settings.kafka_auth import client_config
 from stack.components import components
 from tests.integration.observability.prom import value, wait_for_samples
 
@@ -117,12 +118,12 @@ def fenced() -> Iterator[str]:
     request), then the same transactional.id started again so the first producer is fenced."""
     bootstrap = get_settings().kafka_bootstrap
     name = f"test-obs-{uuid.uuid4().hex[:10]}"
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(client_config(bootstrap, "tests"))
     for future in admin.create_topics([NewTopic(name, 1, -1)]).values():
         future.result(timeout=30)
     try:
-        group = Consumer({"bootstrap.servers": bootstrap, "group.id": name})
-        first = Producer({"bootstrap.servers": bootstrap, "transactional.id": name})
+        group = Consumer({**client_config(bootstrap, "tests"), "group.id": name})
+        first = Producer({**client_config(bootstrap, "tests"), "transactional.id": name})
         first.init_transactions(30)
         first.begin_transaction()
         first.produce(name, b"committed")
@@ -133,7 +134,7 @@ def fenced() -> Iterator[str]:
         first.begin_transaction()
         first.produce(name, b"to be fenced")
         first.flush(30)
-        second = Producer({"bootstrap.servers": bootstrap, "transactional.id": name})
+        second = Producer({**client_config(bootstrap, "tests"), "transactional.id": name})
         second.init_transactions(30)  # bumps the epoch: `first` is now a zombie
         first.produce(name, b"zombie")
         with pytest.raises(KafkaException):

@@ -10,6 +10,7 @@ from confluent_kafka import KafkaError, Message, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from onceflow.settings import get_settings
+from onceflow.settings.kafka_auth import client_config
 from services.ops.lag import PartitionLag, partition_lags
 
 pytestmark = pytest.mark.integration
@@ -19,7 +20,7 @@ BOOTSTRAP = get_settings().kafka_bootstrap
 @pytest.fixture
 def topic() -> Iterator[str]:
     name = f"ops-lag-{uuid.uuid4().hex[:10]}"
-    admin = AdminClient({"bootstrap.servers": BOOTSTRAP})
+    admin = AdminClient(client_config(BOOTSTRAP, "tests"))
     admin.create_topics([NewTopic(name, num_partitions=3)])[name].result(timeout=30)
     yield name
     admin.delete_topics([name])[name].result(timeout=30)
@@ -31,7 +32,7 @@ class Transactions:
     def __init__(self, topic: str) -> None:
         self.topic = topic
         self.producer = Producer(
-            {"bootstrap.servers": BOOTSTRAP, "transactional.id": f"ops-lag-{uuid.uuid4()}"}
+            {**client_config(BOOTSTRAP, "tests"), "transactional.id": f"ops-lag-{uuid.uuid4()}"}
         )
         self.producer.init_transactions(30)
 

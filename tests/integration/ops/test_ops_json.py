@@ -11,6 +11,7 @@ from confluent_kafka import Consumer, TopicPartition
 from typer.testing import CliRunner
 
 from onceflow.settings import get_observability_settings, get_settings
+from onceflow.settings.kafka_auth import client_config
 from services.maintenance.tasks import TASKS
 from services.ops.cli import app
 
@@ -38,7 +39,7 @@ def _high_watermarks(topic: str) -> list[int]:
     settings = get_settings()
     consumer = Consumer(
         {
-            "bootstrap.servers": settings.kafka_bootstrap,
+            **client_config(settings.kafka_bootstrap, "tests"),
             "group.id": f"ops-test-{uuid.uuid4()}",
             "isolation.level": "read_uncommitted",
         }

@@ -22,6 +22,7 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaError, Message, Producer, TopicPartition
 
 from onceflow import contract
+from onceflow.settings.kafka_auth import client_config
 from stack import topics
 from stack.waiting import NotReadyError, wait_for
 from tests.e2e.kafka_reader import Record as Committed
@@ -107,7 +108,7 @@ class Input:
         self.topic = topic
         self._producer = Producer(
             {
-                "bootstrap.servers": bootstrap,
+                **client_config(bootstrap, "tests"),
                 "transactional.id": f"poison-{uuid.uuid4()}",
                 "enable.idempotence": True,
                 "message.max.bytes": MAX_MESSAGE,
@@ -176,7 +177,7 @@ def _committed_all(scratch: Scratch, instance: Instance, last: dict[int, int]) -
         f"the notifications processor exited ({instance.process.returncode})"
     )
     consumer = Consumer(
-        {"bootstrap.servers": scratch.settings.kafka_bootstrap, "group.id": scratch.name}
+        {**client_config(scratch.settings.kafka_bootstrap, "tests"), "group.id": scratch.name}
     )
     try:
         parts = [TopicPartition(scratch.input_topic, p) for p in last]

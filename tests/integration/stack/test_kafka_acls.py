@@ -83,7 +83,10 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Node]:
     if not (paths.LIB / "kafka").is_dir():
         pytest.fail("no Kafka jars in .stack/lib/kafka: run `make up`")
     folder = tmp_path_factory.mktemp("kafka-sasl")
-    auth = KafkaAuthSettings(kafka_sasl=True, kafka_password_dir=folder / "secrets")
+    # Each client as the principal it names (not the suites' `tests`, tests/conftest.py).
+    auth = KafkaAuthSettings(
+        kafka_sasl=True, kafka_password_dir=folder / "secrets", kafka_principal=None
+    )
     assert set(kafka_security.ensure_passwords(auth)) == {"broker", *_clients()}
     port, controller = free_port(), free_port()
     kafka = KafkaNode("kafka", 1, port, controller, 0)

@@ -16,6 +16,7 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from onceflow.settings import get_settings
+from onceflow.settings.kafka_auth import client_config
 from stack.waiting import wait_for
 
 pytestmark = pytest.mark.integration
@@ -27,7 +28,7 @@ RECORD = re.compile(r"^p(\d+)@(\d+) key=", re.MULTILINE)
 @pytest.fixture
 def topic() -> Iterator[str]:
     name = f"peek-{uuid.uuid4().hex[:10]}"
-    admin = AdminClient({"bootstrap.servers": BOOTSTRAP})
+    admin = AdminClient(client_config(BOOTSTRAP, "tests"))
     admin.create_topics([NewTopic(name, num_partitions=PARTITIONS)])[name].result(timeout=30)
     yield name
     admin.delete_topics([name])[name].result(timeout=30)
@@ -35,7 +36,7 @@ def topic() -> Iterator[str]:
 
 def transactional() -> Producer:
     producer = Producer(
-        {"bootstrap.servers": BOOTSTRAP, "transactional.id": f"peek-{uuid.uuid4()}"}
+        {**client_config(BOOTSTRAP, "tests"), "transactional.id": f"peek-{uuid.uuid4()}"}
     )
     producer.init_transactions(30)
     return producer

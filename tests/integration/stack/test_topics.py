@@ -8,6 +8,7 @@ import pytest
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
 from onceflow.settings import NotificationSettings, RetentionSettings, Settings, get_settings
+from onceflow.settings.kafka_auth import client_config
 from stack import topics
 from stack.waiting import wait_for
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.integration
 def scratch() -> Iterator[Settings]:
     settings = get_settings().model_copy(update={"topic": f"test-topic-{uuid.uuid4().hex[:8]}"})
     yield settings
-    admin = AdminClient({"bootstrap.servers": settings.kafka_bootstrap})
+    admin = AdminClient(client_config(settings.kafka_bootstrap, "tests"))
     if settings.topic in admin.list_topics(timeout=30).topics:
         for future in admin.delete_topics([settings.topic]).values():
             future.result(timeout=30)
@@ -34,7 +35,7 @@ def _ensure(settings: Settings, retention_ms: int) -> None:
 
 
 def _retention(settings: Settings) -> str:
-    admin = AdminClient({"bootstrap.servers": settings.kafka_bootstrap})
+    admin = AdminClient(client_config(settings.kafka_bootstrap, "tests"))
     resource = ConfigResource(ResourceType.TOPIC, settings.topic)
     configs = admin.describe_configs([resource])[resource].result(timeout=30)
     return str(configs["retention.ms"].value)
@@ -67,7 +68,7 @@ def test_the_pipeline_topics_have_their_partitions_and_policies(scratch: Setting
     try:
         topics.ensure_topics(scratch.kafka_bootstrap, wanted)
         topics.ensure_topics(scratch.kafka_bootstrap, wanted)  # idempotent
-        admin = AdminClient({"bootstrap.servers": scratch.kafka_bootstrap})
+        admin = AdminClient(client_config(scratch.kafka_bootstrap, "tests"))
         metadata = admin.list_topics(timeout=30).topics
         assert {name: len(metadata[name].partitions) for name in names} == dict.fromkeys(names, 3)
         resource = ConfigResource(ResourceType.TOPIC, notify.notify_changelog_topic)
@@ -76,6 +77,6 @@ def test_the_pipeline_topics_have_their_partitions_and_policies(scratch: Setting
         assert configs["retention.ms"].value == str(3 * 3_600_000)
         assert _retention(scratch) == "3600000"
     finally:
-        admin = AdminClient({"bootstrap.servers": scratch.kafka_bootstrap})
+        admin = AdminClient(client_config(scratch.kafka_bootstrap, "tests"))
         for future in admin.delete_topics(names[1:]).values():
             future.result(timeout=30)

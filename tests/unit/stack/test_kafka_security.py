@@ -22,7 +22,9 @@ LAYOUTS = [SINGLE, layout(Topology.CLUSTER)]
 
 @pytest.fixture
 def auth(tmp_path: Path) -> KafkaAuthSettings:
-    settings = KafkaAuthSettings(kafka_sasl=True, kafka_password_dir=tmp_path / "kafka")
+    settings = KafkaAuthSettings(
+        kafka_sasl=True, kafka_password_dir=tmp_path / "kafka", kafka_principal=None
+    )
     assert kafka_security.ensure_passwords(settings) == list(PRINCIPALS)
     return settings
 
@@ -77,6 +79,10 @@ def test_client_configs(auth: KafkaAuthSettings) -> None:
     jaas = auth.java_client_config("connect")["sasl.jaas.config"]
     assert f'username="connect" password="{auth.password("connect")}"' in jaas
     off = KafkaAuthSettings(kafka_sasl=False, kafka_password_dir=auth.kafka_password_dir)
+    # A process whose clients all run as one principal (the test suites: tests/conftest.py).
+    suites = auth.model_copy(update={"kafka_principal": "tests"})
+    assert suites.client_config("b:1", "notifications")["sasl.username"] == "tests"
+    assert 'username="tests"' in suites.java_client_config("connect")["sasl.jaas.config"]
     assert off.client_config("b:1", "ops") == {"bootstrap.servers": "b:1"}
     assert off.java_client_config("ops") == {}
 
@@ -94,7 +100,7 @@ def test_a_missing_password_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ONCEFLOW_KAFKA_OPS_PASSWORD", raising=False)
-    empty = KafkaAuthSettings(kafka_sasl=True, kafka_password_dir=tmp_path)
+    empty = KafkaAuthSettings(kafka_sasl=True, kafka_password_dir=tmp_path, kafka_principal=None)
     with pytest.raises(KafkaPasswordMissingError, match="ONCEFLOW_KAFKA_OPS_PASSWORD"):
         empty.client_config("b:1", "ops")
     with pytest.raises(ValueError, match="unknown Kafka principal"):
