@@ -118,16 +118,16 @@ def test_the_sink_dead_letters_what_the_database_refuses_and_folds_the_rest_once
     )
     assert len(dead) == 1
     assert_dead_letter(dead[0], poison)
-    assert scratch.count("dead_letters") == len(BAD) + 1
+    assert scratch.count("analytics.dead_letters") == len(BAD) + 1
     ledger = scratch.query(
         "SELECT batch_id, records, events_new, dead_letters FROM aggregation.applied_batches"
     )
     assert ledger == [(0, result.records, len(EVENTS), len(BAD) + 1)]
-    assert scratch.count("staged_records") == 0
+    assert scratch.count("aggregation.staged_records") == 0
     # Spark re-running the batch after the commit: the ledger skips it.
     assert scratch.sink.apply(df, 0).skipped
     assert_exact(scratch, EVENTS)
-    assert scratch.count("dead_letters") == len(BAD) + 1
+    assert scratch.count("analytics.dead_letters") == len(BAD) + 1
 
 
 @pytest.mark.parametrize("place", PLACES)
@@ -141,7 +141,11 @@ def test_a_failure_that_is_not_the_data_s_keeps_the_retry_path(
     assert "42501" in sqlstates.states_of(failed.value)
     assert not sqlstates.is_data_error(failed.value)
     # Nothing isolated, nothing applied: the batch fails as a whole, for Spark to re-run.
-    for table in ("applied_batches", "applied_events", "dead_letters"):
+    for table in (
+        "aggregation.applied_batches",
+        "aggregation.applied_events",
+        "analytics.dead_letters",
+    ):
         assert scratch.count(table) == 0, table
 
     privilege(scratch.settings, "GRANT", PLACES[place])

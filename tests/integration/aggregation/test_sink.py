@@ -197,7 +197,11 @@ def test_a_staged_batch_with_missing_rows_is_refused(
         scratch.sink.fold(0, reported, spark_seconds=0.0)
     # Rolled back whole: nothing folded, nothing recorded, nothing released.
     assert db_tables(scratch) == before
-    for table in ("applied_batches", "applied_events", "dead_letters"):
+    for table in (
+        "aggregation.applied_batches",
+        "aggregation.applied_events",
+        "analytics.dead_letters",
+    ):
         assert scratch.count(table) == 0, table
     assert scratch.staged(0).records == reported.records - 1
     # Emptied entirely (a crash-restart of Postgres truncates UNLOGGED tables): refused too.
