@@ -107,7 +107,9 @@ def measure(*, rate: int, seconds: int) -> Freshness:
 
         wait_for(counted, what="every order counted", timeout=600, interval=0.2)
         through = len(created) / (time.monotonic() - started)
-        ledger = conn.execute(
+    with psycopg.connect(settings.dsn("spark")) as job:  # the ledger is the job's
+        job.read_only = True
+        ledger = job.execute(
             "SELECT p.key::int, (p.value ->> 'first')::bigint, extract(epoch FROM committed_at)"
             " FROM aggregation.applied_batches, jsonb_each(offsets) p WHERE topic = %s"
             " ORDER BY 1, 2",
