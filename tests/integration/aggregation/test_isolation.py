@@ -36,6 +36,12 @@ POISON = "c-poison"
 CONSTRAINT = "test_only_refuses_poison"
 # Where the database refuses the record: the fold's upsert, or the executors' staging INSERT.
 PLACES = {"fold": "analytics.customer_sales", "staging": "aggregation.staged_records"}
+# Who writes there, and through which relation: the job's role folds; the executors'
+# staging-only role inserts through the view over the staging area (staging_inbox.sql).
+WRITERS = {
+    "fold": ("analytics.customer_sales", "onceflow_spark"),
+    "staging": ("aggregation.staging_inbox", "onceflow_spark_stage"),
+}
 ISOLATING = {"fold": "folding it piece by piece", "staging": "staging the batch from the driver"}
 
 
@@ -48,11 +54,12 @@ def refuse_poison(settings: Settings, table: str) -> None:
         )
 
 
-def privilege(settings: Settings, change: str, table: str) -> None:
-    """TEST ONLY: GRANT or REVOKE the job's INSERT on `table` (refused: SQLSTATE 42501)."""
+def privilege(settings: Settings, change: str, place: str) -> None:
+    """TEST ONLY: GRANT or REVOKE the INSERT of the writer at `place` (refused: SQLSTATE 42501)."""
+    relation, role = WRITERS[place]
     with psycopg.connect(settings.dsn("owner"), autocommit=True) as conn:
         direction = "TO" if change == "GRANT" else "FROM"
-        conn.execute(f"{change} INSERT ON {table} {direction} onceflow_spark")
+        conn.execute(f"{change} INSERT ON {relation} {direction} {role}")
 
 
 def poisoned(seed: int) -> Event:
@@ -135,7 +142,7 @@ def test_a_failure_that_is_not_the_data_s_keeps_the_retry_path(
     spark: SparkSession, scratch: Scratch, place: str
 ) -> None:
     df = raw(spark, EVENTS, 3)
-    privilege(scratch.settings, "REVOKE", PLACES[place])
+    privilege(scratch.settings, "REVOKE", place)
     with pytest.raises((psycopg.Error, Py4JJavaError)) as failed:
         scratch.sink.apply(df, 0)
     assert "42501" in sqlstates.states_of(failed.value)
@@ -148,7 +155,7 @@ def test_a_failure_that_is_not_the_data_s_keeps_the_retry_path(
     ):
         assert scratch.count(table) == 0, table
 
-    privilege(scratch.settings, "GRANT", PLACES[place])
+    privilege(scratch.settings, "GRANT", place)
     result = scratch.sink.apply(df, 0)  # Spark re-runs the failed batch
     assert (result.events_new, result.dead_letters) == (len(EVENTS), len(BAD))
     assert_exact(scratch, EVENTS)
