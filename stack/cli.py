@@ -5,6 +5,7 @@ import itertools
 import subprocess
 import sys
 
+import psycopg
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -188,19 +189,41 @@ def rotate_db_password(
     a time (docs/security.md)."""
     _acting_on()
     settings = get_settings()
+    file = settings.db_password_dir / role
+    before = file.read_text() if file.is_file() else None
     try:
         db_secrets.rotate(settings, role)
     except ValueError as exc:
         console.print(f"[red]not rotated:[/] {exc}", highlight=False)
         raise typer.Exit(2) from exc
-    postgres.ensure_roles_and_database(settings)
+    try:
+        postgres.ensure_roles_and_database(settings)
+    except psycopg.Error as exc:
+        # The database still has the old password: so must the file, or every program that
+        # (re)starts would be refused.
+        if before is not None:
+            ops_secret.write_private(file, before)
+        console.print(
+            f"[red]not rotated:[/] the database did not take the new password ({exc}); "
+            f"{file} keeps the old one",
+            highlight=False,
+        )
+        raise typer.Exit(1) from exc
     parts = components(settings)
     supervisor.write_config(supervisor.render_config(parts, settings))
     for component in parts:
         if role in component.db_roles:
             console.print(f"[bold]{component.name}[/]: restarting", highlight=False)
-            supervisor.restart(component.name)
-            wait_for(component.ready, what=component.name, timeout=component.start_timeout)
+            try:
+                supervisor.restart(component.name)
+                wait_for(component.ready, what=component.name, timeout=component.start_timeout)
+            except (NotReadyError, subprocess.CalledProcessError, OSError) as exc:
+                console.print(
+                    f"[red]rotated, but {component.name} did not restart:[/] {exc} "
+                    "(`make status`; its log is in .stack/logs)",
+                    highlight=False,
+                )
+                raise typer.Exit(1) from exc
     console.print(f"rotated: {role} (in {settings.db_password_dir / role})", highlight=False)
 
 

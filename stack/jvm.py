@@ -110,7 +110,7 @@ def format_kafka_storage(layout: Layout, auth: KafkaAuthSettings | None = None) 
         if meta.exists():
             continue
         standalone = ["--standalone"] if len(layout.kafka) == 1 else []
-        subprocess.run(
+        done = subprocess.run(
             _java(
                 "kafka",
                 "256m",
@@ -126,8 +126,15 @@ def format_kafka_storage(layout: Layout, auth: KafkaAuthSettings | None = None) 
                 "--ignore-formatted",
             ),
             cwd=paths.ROOT,
-            check=True,
+            check=False,
             capture_output=True,
         )
+        if done.returncode != 0:
+            # Not CalledProcessError: its message is the whole argv, which holds the broker
+            # principal's password (--add-scram) when SASL is on.
+            raise RuntimeError(
+                f"formatting the storage of {node.program} failed (exit {done.returncode}): "
+                f"{done.stderr.decode(errors='replace').strip()[-2000:]}"
+            )
         formatted.append(node.program)
     return formatted

@@ -162,6 +162,10 @@ def grants(settings: Settings, notify: NotificationSettings) -> list[Grant]:
     outbox = settings.topic
     read = (_O.READ, _O.DESCRIBE)
     write = (_O.WRITE, _O.DESCRIBE)
+    # What the tests principal is denied on the pipeline's own resources.
+    forged = (_O.WRITE, _O.DELETE, _O.ALTER)  # topics: no record written, no topic deleted
+    owned = (_O.READ, _O.DELETE)  # groups: no offset committed or deleted
+    fenced = (_O.WRITE,)  # transactional ids: no init_transactions (it fences the owner)
     return [
         # Kafka Connect: the only writer of the outbox topic; its internal topics, group and
         # transactional ids (KIP-618), Debezium's heartbeat topic.
@@ -190,13 +194,28 @@ def grants(settings: Settings, notify: NotificationSettings) -> list[Grant]:
         Grant("ops", _T.TRANSACTIONAL_ID, "*", (_O.DESCRIBE,)),
         Grant("ops", _T.BROKER, "kafka-cluster", (_O.DESCRIBE, _O.DESCRIBE_CONFIGS)),
         # The test suites: their own scratch topics, groups and transactions, and reading the
-        # pipeline's; never a write to the pipeline's output topics (an explicit deny).
+        # pipeline's; never a write to the pipeline's topics, Connect's or the processor's state,
+        # nor their groups' offsets or transactional ids (explicit denies, which win over the
+        # wildcards): a forged record in onceflow-connect-offsets would move Debezium's LSN, one
+        # in the changelog would suppress a notification, a transactional id fences its owner.
         Grant("tests", _T.TOPIC, "*", (_O.ALL,)),
         Grant("tests", _T.GROUP, "*", (_O.ALL,)),
         Grant("tests", _T.TRANSACTIONAL_ID, "*", (_O.ALL,)),
         Grant("tests", _T.BROKER, "kafka-cluster", (_O.DESCRIBE, _O.IDEMPOTENT_WRITE)),
         Grant("tests", _T.TOPIC, outbox, (_O.WRITE, _O.DELETE, _O.ALTER), allow=False),
-        Grant("tests", _T.TOPIC, notify.notify_topic, (_O.WRITE, _O.DELETE), allow=False),
+        Grant("tests", _T.TOPIC, notify.notify_topic, forged, prefixed=True, allow=False),
+        Grant("tests", _T.TOPIC, notify.notify_changelog_topic, forged, allow=False),
+        Grant("tests", _T.TOPIC, CONNECT_GROUP, forged, prefixed=True, allow=False),
+        Grant("tests", _T.TOPIC, DEBEZIUM_HEARTBEATS, forged, prefixed=True, allow=False),
+        Grant("tests", _T.GROUP, notify.notify_group, owned, prefixed=True, allow=False),
+        Grant("tests", _T.GROUP, CONNECT_GROUP, owned, prefixed=True, allow=False),
+        Grant(
+            "tests", _T.TRANSACTIONAL_ID, notify.notify_group, fenced, prefixed=True, allow=False
+        ),
+        Grant("tests", _T.TRANSACTIONAL_ID, CONNECT_GROUP, fenced, prefixed=True, allow=False),
+        Grant(
+            "tests", _T.TRANSACTIONAL_ID, f"connect-cluster-{CONNECT_GROUP}", fenced, allow=False
+        ),
     ]
 
 

@@ -145,6 +145,11 @@ class Processor:
                     next_housekeeping = time.monotonic() + 30
             self._settle()
         finally:
+            if self._inflight is not None:
+                # A failure between consume() and the set() above (LostInputError from _poll,
+                # a consumer error) leaves the committer waiting for `polled` forever, and
+                # shutdown() below would wait for it: release it so the fatal error exits.
+                self._inflight.polled.set()
             self._committer.shutdown()  # after a failure: the transaction in flight ends first
             self._consumer.close()  # leaves the group; no transaction is open here
             if self._tail is not None:

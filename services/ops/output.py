@@ -19,6 +19,9 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from onceflow.settings.connections import DbPasswordMissingError
+from onceflow.settings.kafka_auth import KafkaPasswordMissingError
+from onceflow.settings.ops import OpsCredentialMissingError
 from services.ops.alerts import PrometheusError
 from services.ops.clients import ClientError
 from services.ops.connect_api import ConnectError
@@ -33,7 +36,18 @@ JsonFlag = Annotated[
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)  # a failure: one line, however long
 # Errors whose message is already the sentence ops should read.
-READABLE = (ClientError, ConnectError, DeadLetterError, LagError, PrometheusError)
+# A missing password's error names the variable and the file to set (no `make up` yet, another
+# checkout's .stack): a sentence too, not a stack trace.
+READABLE = (
+    ClientError,
+    ConnectError,
+    DeadLetterError,
+    LagError,
+    PrometheusError,
+    DbPasswordMissingError,
+    KafkaPasswordMissingError,
+    OpsCredentialMissingError,
+)
 
 
 def emit_json(doc: Any) -> None:

@@ -12,6 +12,9 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from types import FrameType
 
+import httpx
+
+from stack.waiting import NotReadyError
 from tests.faults import network, nft, toxiproxy
 from tests.faults.nodes import NotLocalError
 
@@ -80,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     except (NotLocalError, ValueError, nft.NftError, toxiproxy.ToxiproxyError) as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
+    except (NotReadyError, httpx.HTTPError) as exc:  # Toxiproxy did not start, or went away
+        print(f"failed: Toxiproxy: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
