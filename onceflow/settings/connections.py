@@ -14,6 +14,7 @@ from urllib.parse import quote
 from pydantic import SecretStr, model_validator
 
 from onceflow import paths
+from onceflow.settings.secrets import given_or_file
 from onceflow.settings.topology import TopologySettings
 from onceflow.topology import SINGLE
 
@@ -101,13 +102,8 @@ class Settings(TopologySettings):
             raise ValueError(f"unknown database role {role!r}: one of {', '.join(ROLES)}")
         user: str = getattr(self, f"{role}_db_user")
         given: SecretStr | None = getattr(self, f"{role}_db_password")
-        if given is not None and given.get_secret_value():
-            return user, given.get_secret_value()
         file = self.db_password_dir / role
-        try:
-            password = file.read_text().strip()
-        except FileNotFoundError:
-            password = ""
+        password = given_or_file(given.get_secret_value() if given else None, file)
         if not password:
             raise DbPasswordMissingError(
                 f"no password for database role {user}: set ONCEFLOW_{role.upper()}_DB_PASSWORD"

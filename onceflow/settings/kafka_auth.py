@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from onceflow import paths
+from onceflow.settings.secrets import given_or_file
 
 PRINCIPALS = ("broker", "connect", "aggregation", "notifications", "ops", "tests")
 MECHANISM = "SCRAM-SHA-512"
@@ -53,14 +54,8 @@ class KafkaAuthSettings(BaseSettings):
                 f"unknown Kafka principal {principal!r}: one of {', '.join(PRINCIPALS)}"
             )
         variable = f"ONCEFLOW_KAFKA_{principal.upper()}_PASSWORD"
-        given = os.environ.get(variable, "")
-        if given:
-            return given
         file = self.kafka_password_dir / principal
-        try:
-            text = file.read_text().strip()
-        except FileNotFoundError:
-            text = ""
+        text = given_or_file(os.environ.get(variable), file)
         if not text:
             raise KafkaPasswordMissingError(
                 f"no password for Kafka principal {principal}: set {variable}"

@@ -14,6 +14,7 @@ from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from onceflow import paths
+from onceflow.settings.secrets import given_or_file
 
 
 class OpsCredentialMissingError(RuntimeError):
@@ -32,12 +33,8 @@ class OpsSettings(BaseSettings):
 
     def password(self) -> str:
         """The ops password: the variable's, else the file's first line."""
-        if self.ops_password is not None and self.ops_password.get_secret_value():
-            return self.ops_password.get_secret_value()
-        try:
-            text = self.ops_password_file.read_text().strip()
-        except FileNotFoundError:
-            text = ""
+        given = self.ops_password.get_secret_value() if self.ops_password else None
+        text = given_or_file(given, self.ops_password_file)
         if not text:
             raise OpsCredentialMissingError(
                 f"no ops password: set ONCEFLOW_OPS_PASSWORD or write it to "
