@@ -85,15 +85,21 @@ def _connect_failures(settings: Settings, layout: Layout, writer: Writer) -> Non
     )
     wait_for(
         lambda: any(m in _log_since(zombie, resumed_at) for m in FENCED),
-        what=f"the zombie's task producer fenced ({zombie}'s log says one of {FENCED})",
+        what=f"the zombie's task fenced ({zombie}'s log says one of {FENCED})",
         timeout=180,
     )
     writer.wait_more()
 
 
-# What a fenced exactly-once source task's producer logs (docs/operations.md, the cluster's
-# failure test): the broker refused its epoch, or the client found itself fenced.
-FENCED = ("InvalidProducerEpochException", "ProducerFencedException")
+# What a fenced zombie's exactly-once source task logs (docs/operations.md, the cluster's failure
+# test): the broker refused its producer's epoch, or the client found itself fenced; or, when the
+# zombie's task restarts before it writes anything, Postgres refuses it the replication slot the
+# live task holds (one reader per slot), so it never reads a change to write.
+FENCED = (
+    "InvalidProducerEpochException",
+    "ProducerFencedException",
+    'replication slot "onceflow_outbox" is active for PID',
+)
 
 
 def _log_size(program: str) -> int:
