@@ -253,7 +253,8 @@ def records(draw: st.DrawFn) -> Record:
     if fault == "duplicate":
         value = _duplicate(draw, value)
     event_id = str(e.get("event_id")).encode("utf-8", "surrogatepass")
-    headers = [("id", event_id), ("eventType", str(e.get("event_type")).encode())]
+    event_type = str(e.get("event_type")).encode("utf-8", "surrogatepass")
+    headers = [("id", event_id), ("eventType", event_type)]
     if fault == "headers":
         header = st.sampled_from([event_id, event_id.lower(), b"OrderPaid", b"other", None])
         headers = draw(
@@ -261,9 +262,10 @@ def records(draw: st.DrawFn) -> Record:
         )
     order = e.get("order")
     order_id = str(order.get("id")) if isinstance(order, dict) else str(uuid.uuid4())
-    key: bytes | None = order_id.encode()
+    key: bytes | None = order_id.encode("utf-8", "surrogatepass")
     if fault == "key":
-        other = [order_id.upper().encode(), None, b"", order_id.encode() + b" "]
+        raw = order_id.encode("utf-8", "surrogatepass")
+        other = [order_id.upper().encode("utf-8", "surrogatepass"), None, b"", raw + b" "]
         key = draw(st.sampled_from(other))
     return key, value, "t", 0, 0, headers
 
