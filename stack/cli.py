@@ -27,6 +27,7 @@ from stack import (
     db_secrets,
     health,
     jvm,
+    kafka_migration,
     kafka_security,
     node_configs,
     ops_secret,
@@ -141,6 +142,7 @@ def up() -> None:
             get_retention_settings(),
         )
         supervisor.start_or_update(supervisor.render_config(parts, settings))
+        _switch_kafka(parts)
         for kind, wave in itertools.groupby(parts, key=lambda c: c.kind):
             _start(list(wave))
             _after(kind)
@@ -225,6 +227,52 @@ def rotate_db_password(
                 )
                 raise typer.Exit(1) from exc
     console.print(f"rotated: {role} (in {settings.db_password_dir / role})", highlight=False)
+
+
+def _say(text: str) -> None:
+    console.print(f"  {text}", highlight=False)
+
+
+def _switch_kafka(parts: list[Component]) -> None:
+    """Nodes formatted before SASL switch to it (stack/kafka_migration.py); the passwords and
+    the rendered properties are `make up`'s, already written."""
+    settings, auth = get_settings(), get_kafka_auth_settings()
+    kafka_migration.switch(settings, get_notification_settings(), auth, parts, _say)
+
+
+@app.command("kafka-sasl")
+def kafka_sasl() -> None:
+    """Switch the running stack's Kafka, formatted before SASL, to SASL/SCRAM and ACLs: every
+    node, then every program that uses Kafka, restarts (idempotent; `make up` does the same).
+    docs/security.md."""
+    _acting_on()
+    settings, auth = get_settings(), get_kafka_auth_settings()
+    if not auth.kafka_sasl:
+        console.print("[red]not switched:[/] ONCEFLOW_KAFKA_SASL is false", highlight=False)
+        raise typer.Exit(2)
+    if not supervisor.is_running():
+        console.print("[red]not switched:[/] the stack is not running (`make up`)")
+        raise typer.Exit(2)
+    for principal in kafka_security.ensure_passwords(auth):
+        where = auth.kafka_password_dir / principal
+        console.print(f"  password of Kafka principal {principal} written to {where}")
+    node_configs.write_all(settings.layout, auth)
+    try:
+        switched = kafka_migration.switch(
+            settings,
+            get_notification_settings(),
+            auth,
+            components(settings),
+            _say,
+        )
+    except (NotReadyError, RuntimeError, OSError) as exc:
+        console.print(f"[red]not switched:[/] {exc}", highlight=False)
+        raise typer.Exit(1) from exc
+    if not switched:
+        console.print("Kafka already asks for SASL: nothing to do")
+        return
+    _kafka_principals()
+    console.print("Kafka asks for SASL on every listener; every program authenticates")
 
 
 def _kafka_principals() -> None:

@@ -49,6 +49,10 @@ class Component:
     # (ONCEFLOW_<ROLE>_DB_PASSWORD). No program holds another role's password.
     db_roles: tuple[str, ...] = ()
     passwords_in_env: bool = False
+    # The Kafka principal it connects as (onceflow/settings/kafka_auth.py), None when it uses no
+    # Kafka client: it reads that principal's password from its file or variable when it
+    # connects; a Kafka node's or Connect worker's is in its rendered properties (mode 0600).
+    kafka_principal: str | None = None
     # Components of one wave start together and are then awaited together; `make up` runs
     # the wave's follow-up (topics, the connector) once all of them are ready.
     wave: str = ""
@@ -98,6 +102,7 @@ def _aggregation(python: Path) -> Component:
         probe=functools.partial(stage_progresses, f"http://127.0.0.1:{metrics_port}/metrics"),
         # The driver's role, and the executors' staging-only one (handed to their tasks).
         db_roles=("spark", "spark_stage"),
+        kafka_principal="aggregation",
     )
 
 
@@ -113,6 +118,7 @@ def _kafka_nodes(layout: Layout, jmx_base: int | None) -> list[Component]:
                 ready=functools.partial(_broker_ready, node),
                 where=f"{node.address} (node {node.node_id}){_metrics(jmx)}",
                 wave="kafka",
+                kafka_principal="broker",
             )
         )
     return parts
@@ -153,6 +159,7 @@ def _connect_workers(
                 # The connector's config names ${env:ONCEFLOW_CDC_DB_PASSWORD}.
                 db_roles=("cdc",),
                 passwords_in_env=True,
+                kafka_principal="connect",
             )
         )
     return parts
@@ -212,6 +219,7 @@ def components(settings: Settings) -> list[Component]:
             # A batch commits within seconds; past this the instance is killed, which exactly
             # once survives (the broker may already be down when `make down` reaches it).
             stopwait=20,
+            kafka_principal="notifications",
         )
         for n in range(1, notify.notify_instances + 1)
     ]
@@ -248,6 +256,8 @@ def components(settings: Settings) -> list[Component]:
             ),
             # Its tasks' roles (services/maintenance/tasks.py) and the reconciler's.
             db_roles=("app", "spark"),
+            # The reconciler reads the outbox topic.
+            kafka_principal="ops",
         ),
         _aggregation(python),
         *notifications,
@@ -284,5 +294,6 @@ def components(settings: Settings) -> list[Component]:
             stopwait=10,
             # An order's journey and the overview (services/ops: journey.py, lag.py).
             db_roles=("app", "spark", "analyst"),
+            kafka_principal="ops",
         ),
     ]

@@ -136,5 +136,7 @@ def format_kafka_storage(layout: Layout, auth: KafkaAuthSettings | None = None) 
                 f"formatting the storage of {node.program} failed (exit {done.returncode}): "
                 f"{done.stderr.decode(errors='replace').strip()[-2000:]}"
             )
+        if scram:
+            kafka_security.mark_credentials(data.kafka(node.program))
         formatted.append(node.program)
     return formatted

@@ -17,6 +17,7 @@ import os
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import (
@@ -55,6 +56,11 @@ SCRAM_ITERATIONS = 8192
 CONNECT_GROUP = "onceflow-connect"
 DEBEZIUM_HEARTBEATS = "__debezium-heartbeat"
 OPS_GROUPS = "onceflow-ops"
+# A node's migration listener (migration_overrides) is its broker port plus this: 9099 locally.
+MIGRATION_PORT_STEP = 7
+# In a node's log dir: its metadata holds the broker principal's SCRAM credential (written at
+# format time, or by a migration), so it can start with SASL alone. A file Kafka ignores.
+SASL_MARKER = "onceflow-sasl"
 
 
 def ensure_passwords(auth: KafkaAuthSettings) -> list[str]:
@@ -117,6 +123,24 @@ def migration_overrides(node: KafkaNode, broker_password: str, port: int) -> dic
         ),
         "super.users": f"User:{BROKER};User:ANONYMOUS",
     }
+
+
+def migration_port(node: KafkaNode) -> int:
+    """The loopback port of a node's migration listener."""
+    return node.port + MIGRATION_PORT_STEP
+
+
+def has_credentials(log_dir: Path) -> bool:
+    """Whether a formatted node's metadata holds the broker principal's credential (a node
+    formatted before SASL was on has none, and must migrate before it can start with SASL)."""
+    return (log_dir / SASL_MARKER).exists()
+
+
+def mark_credentials(log_dir: Path) -> None:
+    """Record that the node's metadata holds the broker principal's credential."""
+    (log_dir / SASL_MARKER).write_text(
+        "The metadata holds the broker principal's SCRAM credential (stack/kafka_security.py).\n"
+    )
 
 
 def worker_overrides(auth: KafkaAuthSettings) -> dict[str, str | None]:

@@ -111,11 +111,18 @@ def config_path(program: str) -> Path:
     return paths.CONF / f"{program}.properties"
 
 
-def node_properties(layout: Layout, node: KafkaNode, auth: KafkaAuthSettings) -> str:
+def node_properties(
+    layout: Layout, node: KafkaNode, auth: KafkaAuthSettings, *, migration: bool = False
+) -> str:
     """A node's rendered properties: the template, the topology's overrides, and SASL's when
-    on (stack/kafka_security.py)."""
+    on (stack/kafka_security.py); with `migration`, those of its one start with a migration
+    listener (kafka_security.migration_overrides)."""
     overrides = kafka_overrides(layout, node)
-    if auth.kafka_sasl:
+    if migration:
+        port = kafka_security.migration_port(node)
+        password = auth.password(kafka_security.BROKER)
+        overrides |= kafka_security.migration_overrides(node, password, port)
+    elif auth.kafka_sasl:
         overrides |= kafka_security.node_overrides(node, auth.password(kafka_security.BROKER))
     broker = (paths.ROOT / KAFKA_TEMPLATE).read_text()
     return render(broker, overrides, source=KAFKA_TEMPLATE)

@@ -169,6 +169,12 @@ def start(name: str) -> None:
         proxy().supervisor.startProcess(name, False)
 
 
+def stop(name: str) -> None:
+    """Stop a program (waiting until it has stopped) unless it is not running."""
+    if state(name) in ("RUNNING", "STARTING", "BACKOFF"):
+        proxy().supervisor.stopProcess(name, True)
+
+
 def restart(name: str) -> None:
     """Restart one program (or the event listener) with the config as written: supervisord
     re-reads it and applies this program's section only; every other program keeps running."""

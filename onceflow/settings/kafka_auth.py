@@ -7,8 +7,10 @@ test suites as `tests`. A principal's password is `ONCEFLOW_KAFKA_<PRINCIPAL>_PA
 set (compose, production), else the local stack's file `.stack/secrets/kafka/<principal>`
 (mode 0600, generated once: stack/kafka_security.py). There is no default password.
 
-`kafka_sasl` switches the whole stack between SASL and the older PLAINTEXT listeners; with it
-off, client_config() gives the bare bootstrap address, as before.
+`kafka_sasl` is on by default: every listener of every topology asks for SASL, and
+client_config() adds each principal's credentials. `ONCEFLOW_KAFKA_SASL=false` runs the whole
+stack with PLAINTEXT listeners and no ACLs instead (client_config() then gives the bare
+bootstrap address): only for comparing the two (docs/benchmarks.md), never elsewhere.
 """
 
 import os
@@ -41,7 +43,7 @@ class KafkaAuthSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="ONCEFLOW_", env_file=".env", extra="ignore")
 
-    kafka_sasl: bool = False
+    kafka_sasl: bool = True
     kafka_password_dir: Path = LOCAL_KAFKA_PASSWORDS
     # Every client of this process connects as this principal instead of its own (the test
     # suites set `tests`: the code under test then reads and writes their scratch topics).
