@@ -1,13 +1,15 @@
 """Aggregation job benchmarks (not a test): backfill throughput and streaming freshness.
 
-  .venv/bin/python -m bench.aggregation_bench backfill --events 1000000
+  .venv/bin/python -m bench.aggregation_bench backfill --events 1000000 [--floor]
   .venv/bin/python -m bench.aggregation_bench freshness --rate 200 --seconds 60
 
 Both produce generated contract-section-4 events straight to a fresh bench topic on the
 stack's broker and write into a fresh database (never the stack's `shop`), then clean up.
 backfill: wall time of `python -m spark_jobs.aggregation --backfill` (JVM start included) and
-the job's own records/s. freshness: for every event, Kafka transaction commit -> the commit of
-the Postgres transaction that counted it (aggregation.applied_batches.committed_at), p50/p99.
+the job's own records/s; with --floor, also as a ratio to bench/floor.py's rate on the same
+topic in the same run (the floor: a lean read_committed consumer COPYing the same rows).
+freshness: for every event, Kafka transaction commit -> the commit of the Postgres transaction
+that counted it (aggregation.applied_batches.committed_at), p50/p99.
 """
 
 import bisect
@@ -26,27 +28,15 @@ from typing import Any
 import typer
 from confluent_kafka import Producer
 
+from bench import floor as floor_bench
+from bench.backfill_topic import backfill_topic, events
 from bench.soak_sample import cpu_seconds, process_tree
 from onceflow.settings.kafka_auth import client_config
 from tests.integration.aggregation.conftest import Pipeline
-from tests.integration.aggregation.history import (
-    Event,
-    delete_topic,
-    interleave,
-    make_history,
-    order_events,
-    produce,
-)
+from tests.integration.aggregation.history import delete_topic, order_events, produce
 from tests.integration.databases import drop_database
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
-
-def _events(n: int) -> list[Event]:
-    # ~2.2 events per order on average.
-    return interleave(
-        make_history(max(1, int(n / 2.2)), seed=11, days=30, n_customers=5000, n_skus=500)
-    )
 
 
 def _tree_cpu_until_exit(pid: int, poll: Callable[[], int | None]) -> float:
@@ -60,37 +50,42 @@ def _tree_cpu_until_exit(pid: int, poll: Callable[[], int | None]) -> float:
 
 
 @app.command()
-def backfill(events: int = 1_000_000) -> None:
-    """Backfill throughput: N events from the earliest offset into empty tables."""
-    with tempfile.TemporaryDirectory() as tmp:
-        p = Pipeline(Path(tmp))
-        try:
-            t0 = time.monotonic()
-            history = _events(events)
-            n = produce(p.bootstrap, p.topic, (e.record() for e in history), per_transaction=5000)
-            print(f"produced {n} events in {time.monotonic() - t0:.0f}s")
-            t0 = time.monotonic()
-            job = p.start("--backfill")
-            cpu = _tree_cpu_until_exit(job.proc.pid, job.proc.poll)
-            code = job.wait(timeout=3600)
-            wall = time.monotonic() - t0
-            out = job.output()
-            assert code == 0, out[-3000:]
-            applied = p.query("SELECT events_applied FROM analytics.freshness")[0][0]
-            assert applied == n, (applied, n)
-            rates = re.findall(r"([\d,]+) records/s", out)
-            own = rates[-1] if rates else "?"
-            print(
-                f"backfill: {n} events, wall {wall:.1f}s (JVM start included) = "
-                f"{n / wall:,.0f} events/s; job's own rate at the end: {own} records/s; "
-                f"job CPU {cpu:.1f} s (driver and JVM, by the kernel) = {n / cpu:,.0f} events/CPU-s"
-            )
-            for line in out.splitlines():
-                if "onceflow.aggregation]" in line and "batch" in line:
-                    print("  ", line.split("] ", 1)[1])
-        finally:
-            delete_topic(p.bootstrap, p.topic)
-            drop_database(p.database)
+def backfill(events: int = 1_000_000, floor: bool = False) -> None:
+    """Backfill throughput: N events from the earliest offset into empty tables; with --floor,
+    bench.floor reads the same topic before and after the job, and the job's rate is given as
+    a ratio to the floor's (the median of those two runs)."""
+    with backfill_topic(events) as (p, n):
+        floors = [_floor(p)] if floor else []
+        t0 = time.monotonic()
+        job = p.start("--backfill")
+        cpu = _tree_cpu_until_exit(job.proc.pid, job.proc.poll)
+        code = job.wait(timeout=3600)
+        wall = time.monotonic() - t0
+        out = job.output()
+        assert code == 0, out[-3000:]
+        applied = p.query("SELECT events_applied FROM analytics.freshness")[0][0]
+        assert applied == n, (applied, n)
+        rates = re.findall(r"([\d,]+) records/s", out)
+        own = rates[-1] if rates else "?"
+        print(
+            f"backfill: {n} events, wall {wall:.1f}s (JVM start included) = "
+            f"{n / wall:,.0f} events/s; job's own rate at the end: {own} records/s; "
+            f"job CPU {cpu:.1f} s (driver and JVM, by the kernel) = {n / cpu:,.0f} events/CPU-s"
+        )
+        for line in out.splitlines():
+            if "onceflow.aggregation]" in line and "batch" in line:
+                print("  ", line.split("] ", 1)[1])
+        if floor:
+            floors.append(_floor(p))
+            rate = statistics.median(f.rate for f in floors)
+            print(f"backfill / floor: {n / wall / rate:.2f} (floor {rate:,.0f} events/s, median)")
+
+
+def _floor(p: Pipeline) -> floor_bench.Floor:
+    """One floor run on the pipeline's topic, printed."""
+    result = floor_bench.run(p.bootstrap, p.topic, p.database)
+    print(floor_bench.describe(result))
+    return result
 
 
 @app.command()
@@ -101,7 +96,7 @@ def freshness(rate: int = 200, seconds: int = 60) -> None:
         job = p.start(agg_trigger_interval="1 second")
         try:
             # Warm up: the first batch pays for JVM and code generation.
-            warm = _events(200)
+            warm = events(200)
             produce(p.bootstrap, p.topic, (e.record() for e in warm))
             p.wait_applied(len(warm), 0, job, timeout=240)
             offsets: dict[int, list[tuple[int, float]]] = {}
