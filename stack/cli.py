@@ -268,10 +268,11 @@ def kafka_sasl() -> None:
     except (NotReadyError, RuntimeError, OSError) as exc:
         console.print(f"[red]not switched:[/] {exc}", highlight=False)
         raise typer.Exit(1) from exc
-    if not switched:
-        console.print("Kafka already asks for SASL: nothing to do")
-        return
+    # The credentials and ACL table as this checkout has them (a row added since is added).
     _kafka_principals()
+    if not switched:
+        console.print("Kafka already asked for SASL: principals and ACLs checked")
+        return
     console.print("Kafka asks for SASL on every listener; every program authenticates")
 
 

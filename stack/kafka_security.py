@@ -55,7 +55,6 @@ SCRAM_ITERATIONS = 8192
 # the worker's group.id; the leader's config-topic producer is "connect-cluster-<group.id>".
 CONNECT_GROUP = "onceflow-connect"
 DEBEZIUM_HEARTBEATS = "__debezium-heartbeat"
-OPS_GROUPS = "onceflow-ops"
 # A node's migration listener (migration_overrides) is its broker port plus this: 9099 locally.
 MIGRATION_PORT_STEP = 7
 # In a node's log dir: its metadata holds the broker principal's SCRAM credential (written at
@@ -211,12 +210,20 @@ def grants(settings: Settings, notify: NotificationSettings) -> list[Grant]:
         Grant("notifications", _T.TOPIC, notify.notify_changelog_topic, (*read, _O.WRITE)),
         Grant("notifications", _T.TRANSACTIONAL_ID, notify.notify_group, write, prefixed=True),
         Grant("notifications", _T.BROKER, "kafka-cluster", (_O.DESCRIBE, _O.IDEMPOTENT_WRITE)),
-        # Ops tooling: describes and reads everything (lag, groups, transactions, peek).
-        Grant("ops", _T.TOPIC, "*", (*read, _O.DESCRIBE_CONFIGS)),
-        Grant("ops", _T.GROUP, "*", (_O.DESCRIBE,)),
-        Grant("ops", _T.GROUP, OPS_GROUPS, (_O.READ,), prefixed=True),
+        # Ops tooling: describes and reads everything (lag, groups, transactions, peek), and
+        # what the runbooks do (docs/operations.md): raise a topic's partitions (ALTER on the
+        # topic), move a group's offsets (READ on the group), abort a hanging transaction
+        # (WriteTxnMarkers: CLUSTER_ACTION, not the cluster's ALTER, which would let ops
+        # change the ACLs). It writes no record anywhere.
+        Grant("ops", _T.TOPIC, "*", (*read, _O.DESCRIBE_CONFIGS, _O.ALTER)),
+        Grant("ops", _T.GROUP, "*", (_O.DESCRIBE, _O.READ)),
         Grant("ops", _T.TRANSACTIONAL_ID, "*", (_O.DESCRIBE,)),
-        Grant("ops", _T.BROKER, "kafka-cluster", (_O.DESCRIBE, _O.DESCRIBE_CONFIGS)),
+        Grant(
+            "ops",
+            _T.BROKER,
+            "kafka-cluster",
+            (_O.DESCRIBE, _O.DESCRIBE_CONFIGS, _O.CLUSTER_ACTION),
+        ),
         # The test suites: their own scratch topics, groups and transactions, and reading the
         # pipeline's; never a write to the pipeline's topics, Connect's or the processor's state,
         # nor their groups' offsets or transactional ids (explicit denies, which win over the

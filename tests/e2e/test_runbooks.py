@@ -92,7 +92,11 @@ def _program_running(command: str) -> Check:
 
 
 SUP = ".venv/bin/supervisorctl -c .stack/conf/supervisord.conf"
-K = ".stack/bin/kafka-{} --bootstrap-server 127.0.0.1:9092"
+# Kafka's tools log in as the ops principal (docs/security.md).
+K = (
+    ".stack/bin/kafka-{} --bootstrap-server 127.0.0.1:9092"
+    " --command-config .stack/secrets/kafka/ops.properties"
+)
 # The monitor role's password is the local stack's generated one (docs/security.md).
 MONITOR_PASSWORD = "$(cat .stack/secrets/postgres/monitor)"
 MONITOR = f'psql "postgresql://shop_monitor:{MONITOR_PASSWORD}@127.0.0.1:5432/shop" -c'

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from onceflow import paths
@@ -27,13 +27,12 @@ from onceflow.topology import HOST, KafkaNode
 from stack import jvm, kafka_security
 from stack.node_configs import KAFKA_TEMPLATE, render
 from stack.waiting import wait_for
+from tests.integration.stack.kafka_writes import REFUSAL_TIMEOUT_S, code_of, produce
 
 pytestmark = pytest.mark.integration
 
 NOTIFY = NotificationSettings()
 OUTBOX = Settings().topic
-# A bounded wait for anything refused: the test never hangs on a retrying client.
-REFUSAL_TIMEOUT_S = 4
 
 
 @dataclass(frozen=True)
@@ -141,26 +140,6 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Node]:
 
 def _clients() -> list[str]:
     return ["connect", "aggregation", "notifications", "ops", "tests"]
-
-
-def produce(config: dict[str, Any], topic: str) -> KafkaError | None:
-    """Produce one record (in a transaction with a transactional id); the delivery's error."""
-    producer = Producer({**config, "message.timeout.ms": REFUSAL_TIMEOUT_S * 1000})
-    errors: list[KafkaError | None] = []
-    transactional = "transactional.id" in config
-    if transactional:
-        producer.init_transactions(REFUSAL_TIMEOUT_S)
-        producer.begin_transaction()
-    producer.produce(topic, key=b"k", value=b"{}", on_delivery=lambda err, _m: errors.append(err))
-    producer.flush(REFUSAL_TIMEOUT_S + 5)
-    if transactional and errors == [None]:
-        producer.commit_transaction(REFUSAL_TIMEOUT_S)
-    assert errors, "the delivery was not reported within its timeout"
-    return errors[0]
-
-
-def code_of(error: KafkaError | None) -> int | None:
-    return None if error is None else int(error.code())
 
 
 def consume_one(config: dict[str, Any], topic: str) -> bytes | None:
