@@ -1,7 +1,8 @@
 """Secrets per process on the running stack (contract section 2b): each supervised program's
 processes hold in their environment no secret but their own (read from /proc/PID/environ of the
-program and of every process it started), and every file that holds a secret is its owner's
-only."""
+program and of every process it started), every file that holds a secret is its owner's only,
+and a Kafka node's or Connect worker's rendered properties hold only its own principal's
+password."""
 
 import stat
 from collections.abc import Iterator
@@ -13,19 +14,24 @@ import pytest
 from onceflow import paths
 from onceflow.settings import get_settings
 from onceflow.settings.connections import ROLES
-from stack import db_secrets, supervisor
+from onceflow.settings.kafka_auth import PRINCIPALS, KafkaAuthSettings
+from stack import db_secrets, kafka_security, node_configs, supervisor
 from stack.components import components
 from stack.waiting import wait_for
 
 pytestmark = pytest.mark.integration
 
+# Each principal's own password (the suites' ONCEFLOW_KAFKA_PRINCIPAL does not apply to files).
+KAFKA = KafkaAuthSettings(kafka_principal=None)
+
 
 def secrets() -> dict[str, str]:
     """Every secret of the local stack, by name: each database role's password (but the
-    analyst's documented local default, `analyst`, which is no secret), the ops password and the
-    local API client's key."""
+    analyst's documented local default, `analyst`, which is no secret), each Kafka principal's,
+    the ops password and the local API client's key."""
     settings = get_settings()
     found = {f"db:{role}": settings.credentials(role)[1] for role in ROLES}
+    found |= {f"kafka:{principal}": KAFKA.password(principal) for principal in PRINCIPALS}
     if found["db:analyst"] == db_secrets.ANALYST_DEFAULT:
         del found["db:analyst"]
     for file in (paths.OPS_PASSWORD, paths.API_KEY):
@@ -106,6 +112,8 @@ def test_secret_files_are_their_owners_only() -> None:
     files = [p for p in paths.SECRETS.rglob("*") if p.is_file()]
     assert {paths.API_KEY, paths.OPS_PASSWORD} <= set(files)
     assert {get_settings().db_password_dir / role for role in ROLES} <= set(files)
+    kafka = {KAFKA.kafka_password_dir / principal for principal in PRINCIPALS}
+    assert kafka | {kafka_security.OPS_CLIENT_PROPERTIES} <= set(files)
     for file in files:
         assert stat.S_IMODE(file.stat().st_mode) == 0o600, file
     for folder in [paths.SECRETS, *(p for p in paths.SECRETS.rglob("*") if p.is_dir())]:
@@ -114,3 +122,16 @@ def test_secret_files_are_their_owners_only() -> None:
     # environment; the folder also holds the node configs.
     assert stat.S_IMODE(paths.CONF.stat().st_mode) == 0o700
     assert stat.S_IMODE(paths.SUPERVISOR_CONF.stat().st_mode) == 0o600
+
+
+def test_each_kafka_node_and_worker_config_holds_only_its_own_principals_password() -> None:
+    layout = get_settings().layout
+    own = {node.program: "broker" for node in layout.kafka}
+    own |= {worker.program: "connect" for worker in layout.connect}
+    known = {principal: KAFKA.password(principal) for principal in PRINCIPALS}
+    for program, principal in own.items():
+        config = node_configs.config_path(program)
+        assert stat.S_IMODE(config.stat().st_mode) == 0o600, config
+        text = config.read_text()
+        held = {name for name, password in known.items() if password in text}
+        assert held == {principal}, (program, sorted(held))
