@@ -296,8 +296,10 @@ def _topics() -> None:
 
 @app.command("topics")
 def create_topics() -> None:
-    """Create the pipeline's topics with their partitions and retention (idempotent)."""
+    """Create Kafka's principals and ACL table, and the pipeline's topics with their partitions
+    and retention (idempotent; compose's `topics` service)."""
     _acting_on()
+    _kafka_principals()
     _topics()
     console.print("topics: outbox, notifications, dead letters, notified-ids changelog")
 

@@ -13,7 +13,6 @@
   acl_bindings().
 """
 
-import os
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -68,7 +67,7 @@ def ensure_passwords(auth: KafkaAuthSettings) -> list[str]:
     written = []
     for principal in PRINCIPALS:
         file = auth.kafka_password_dir / principal
-        if os.environ.get(f"ONCEFLOW_KAFKA_{principal.upper()}_PASSWORD"):
+        if auth.given(principal):
             continue
         if file.exists() and file.read_text().strip():
             continue

@@ -13,10 +13,10 @@ stack with PLAINTEXT listeners and no ACLs instead (client_config() then gives t
 bootstrap address): only for comparing the two (docs/benchmarks.md), never elsewhere.
 """
 
-import os
 from functools import lru_cache
 from pathlib import Path
 
+from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from onceflow import paths
@@ -48,16 +48,30 @@ class KafkaAuthSettings(BaseSettings):
     # Every client of this process connects as this principal instead of its own (the test
     # suites set `tests`: the code under test then reads and writes their scratch topics).
     kafka_principal: str | None = None
+    # Each principal's password where the environment gives it (compose, production); the
+    # local stack's are in their files instead.
+    kafka_broker_password: SecretStr | None = None
+    kafka_connect_password: SecretStr | None = None
+    kafka_aggregation_password: SecretStr | None = None
+    kafka_notifications_password: SecretStr | None = None
+    kafka_ops_password: SecretStr | None = None
+    kafka_tests_password: SecretStr | None = None
 
-    def password(self, principal: str) -> str:
-        """The principal's password: its variable's, else its file's first line."""
+    def given(self, principal: str) -> str | None:
+        """The principal's password as the environment gives it, if it does."""
         if principal not in PRINCIPALS:
             raise ValueError(
                 f"unknown Kafka principal {principal!r}: one of {', '.join(PRINCIPALS)}"
             )
+        secret: SecretStr | None = getattr(self, f"kafka_{principal}_password")
+        return secret.get_secret_value() if secret else None
+
+    def password(self, principal: str) -> str:
+        """The principal's password: its variable's, else its file's first line."""
+        given = self.given(principal)
         variable = f"ONCEFLOW_KAFKA_{principal.upper()}_PASSWORD"
         file = self.kafka_password_dir / principal
-        text = given_or_file(os.environ.get(variable), file)
+        text = given_or_file(given, file)
         if not text:
             raise KafkaPasswordMissingError(
                 f"no password for Kafka principal {principal}: set {variable}"

@@ -17,7 +17,9 @@ from pydantic_settings import BaseSettings
 import onceflow.settings
 from onceflow.paths import ROOT
 from onceflow.settings import NotificationSettings, ObservabilitySettings, Settings
-from stack import jvm, prometheus
+from onceflow.settings.kafka_auth import KafkaAuthSettings
+from onceflow.topology import KafkaNode
+from stack import jvm, kafka_security, prometheus
 from stack.components import components
 
 # Worker settings that differ by topology (addresses, paths, replication, how long the group
@@ -110,6 +112,26 @@ def _worker_properties(env: dict[str, Any]) -> dict[str, str]:
         assert key not in PLAIN_NAME_OF, f"{name}: the image overwrites it ({PLAIN_NAME_OF[key]})"
         props[key] = str(value)
     return props
+
+
+def _broker_properties(env: dict[str, Any]) -> dict[str, str]:
+    """The server properties apache/kafka's image makes of a broker's KAFKA_* variables (its
+    KafkaDockerWrapper: KAFKA_A_B -> a.b, `__` -> `_`, `___` -> `-`)."""
+    return {
+        name.removeprefix("KAFKA_")
+        .lower()
+        .replace("_", ".")
+        .replace("...", "-")
+        .replace("..", "_"): str(value)
+        for name, value in env.items()
+        if name.startswith("KAFKA_") and name != "KAFKA_OPTS"
+    }
+
+
+def _reference(principal: str) -> str:
+    """How compose writes a Kafka principal's password: its variable, with no default."""
+    variable = f"ONCEFLOW_KAFKA_{principal.upper()}_PASSWORD"
+    return f"${{{variable}:?set {variable} in .env}}"
 
 
 def _settings_classes() -> list[type[BaseSettings]]:
@@ -478,3 +500,34 @@ def test_compose_host_ports_bind_to_loopback(compose: dict[str, Any]) -> None:
     assert services["connect-1"]["ports"] == ["127.0.0.1:8083:8083"]
     assert services["connect-2"]["ports"] == ["127.0.0.1:8084:8083"]
     assert services["spark-master"]["ports"] == ["127.0.0.1:8080:8080"]
+
+
+def test_compose_brokers_ask_for_sasl_as_the_local_stack(compose: dict[str, Any]) -> None:
+    """Every listener of every broker: the properties of stack/kafka_security.py's
+    node_overrides, but the addresses (a container's name, every interface)."""
+    brokers = _replicas(compose, "kafka")
+    assert len(brokers) == 3
+    for name, broker in brokers.items():
+        props = _broker_properties(broker["environment"])
+        node = KafkaNode(name, int(props["node.id"]), 9092, 9093, 0)
+        local = kafka_security.node_overrides(node, _reference("broker"))
+        for key, value in local.items():
+            if key == "listeners":
+                value = re.sub(r"//[^:/]+:", "//:", str(value))
+            if key == "advertised.listeners":
+                value = f"{kafka_security.LISTENER}://{name}:9092"
+            assert props.get(key) == value, (name, key, props.get(key))
+
+
+def test_compose_workers_log_in_as_connect(compose: dict[str, Any]) -> None:
+    """The worker and its tasks' producers, consumers and admin clients: stack/kafka_security.py's
+    worker_overrides, the password being compose's reference to it."""
+    auth = KafkaAuthSettings(
+        kafka_sasl=True, kafka_principal=None, kafka_connect_password=_reference("connect")
+    )
+    local = kafka_security.worker_overrides(auth)
+    assert local
+    for name, worker in _replicas(compose, "connect").items():
+        props = _worker_properties(worker["environment"])
+        for key, value in local.items():
+            assert props.get(key) == value, (name, key, props.get(key))

@@ -1,6 +1,6 @@
-"""docker-compose.yml gives each service only its own database passwords (contract section 2b),
-the same roles as the local stack's program of that name (stack/components.py), and none has a
-default: compose refuses to start until each is set."""
+"""docker-compose.yml gives each service only its own database passwords and Kafka principal's
+password (contract section 2b), the same as the local stack's program of that name
+(stack/components.py), and none has a default: compose refuses to start until each is set."""
 
 import re
 from typing import Any
@@ -11,6 +11,7 @@ import yaml
 from onceflow.paths import ROOT
 from onceflow.settings import Settings
 from onceflow.settings.connections import ROLES
+from onceflow.settings.kafka_auth import PRINCIPALS
 from onceflow.topology import Topology
 from stack.components import components
 
@@ -19,6 +20,9 @@ PASSWORD = re.compile(r"ONCEFLOW_(?P<role>[A-Z_]+)_DB_PASSWORD")
 EXPORTER_PASSWORD = "DATA_SOURCE_PASS"
 # Provisioning creates every role and sets its password.
 PROVISION = "provision"
+KAFKA_PASSWORD = re.compile(r"ONCEFLOW_KAFKA_(?P<principal>[A-Z]+)_PASSWORD")
+# Creates every Kafka principal (and the ACLs, as the broker) before the topics.
+KAFKA_SETUP = "topics"
 
 
 @pytest.fixture(scope="module")
@@ -51,3 +55,36 @@ def test_no_password_has_a_default(services: dict[str, Any]) -> None:
         for role, value in passwords(service).items():
             variable = f"ONCEFLOW_{role.upper()}_DB_PASSWORD"
             assert value.startswith(f"${{{variable}:?"), (name, role, value)
+
+
+def kafka_passwords(service: dict[str, Any]) -> set[str]:
+    """The Kafka principals whose password a service's environment holds (as a variable, or
+    within a value: a JAAS login)."""
+    text = " ".join(f"{k}={v}" for k, v in (service.get("environment") or {}).items())
+    return {match["principal"].lower() for match in KAFKA_PASSWORD.finditer(text)}
+
+
+def test_each_service_gets_only_its_own_kafka_principals_password(
+    services: dict[str, Any],
+) -> None:
+    local = {
+        c.name: {c.kafka_principal} if c.kafka_principal else set()
+        for c in components(Settings(topology=Topology.CLUSTER))
+    }
+    # Compose's dashboard is Grafana, which reads Prometheus only.
+    local.pop("dashboard")
+    held = {name: kafka_passwords(service) for name, service in services.items()}
+    expected = {name: local.get(name, set()) for name in services} | {KAFKA_SETUP: set(PRINCIPALS)}
+    assert held == expected
+    assert held["kafka-1"] == {"broker"}
+    assert held["connect-1"] == {"connect"}
+
+
+def test_no_kafka_password_has_a_default() -> None:
+    text = (ROOT / "docker-compose.yml").read_text()
+    references = re.findall(r"\$\{(ONCEFLOW_KAFKA_[A-Z]+_PASSWORD)([^}]*)\}", text)
+    assert {name for name, _ in references} == {
+        f"ONCEFLOW_KAFKA_{p.upper()}_PASSWORD" for p in PRINCIPALS
+    }
+    for name, rest in references:
+        assert rest.startswith(":?"), (name, rest)

@@ -106,7 +106,8 @@ def test_a_missing_password_is_a_clear_error(
     with pytest.raises(ValueError, match="unknown Kafka principal"):
         empty.password("root")
     monkeypatch.setenv("ONCEFLOW_KAFKA_OPS_PASSWORD", "from-env")
-    assert empty.password("ops") == "from-env"
+    given = KafkaAuthSettings(kafka_sasl=True, kafka_password_dir=tmp_path, kafka_principal=None)
+    assert given.password("ops") == "from-env"
 
 
 def test_only_connect_may_write_the_outbox() -> None:
