@@ -10,6 +10,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
 from onceflow.paths import ROOT
 from onceflow.settings import Settings, get_notification_settings
+from onceflow.settings.kafka_auth import client_config
 from onceflow.settings.ops import get_ops_settings
 from onceflow.topology import Layout
 from stack import node_configs, spark, supervisor
@@ -48,7 +49,7 @@ def test_every_program_of_the_layout_runs(settings: Settings) -> None:
 
 
 def test_three_brokers_replicate_every_topic_three_times(settings: Settings) -> None:
-    admin = AdminClient({"bootstrap.servers": settings.kafka_bootstrap})
+    admin = AdminClient(client_config(settings.kafka_bootstrap, "tests"))
     metadata = admin.list_topics(timeout=30)
     assert set(metadata.brokers) == {1, 2, 3}
     notify = get_notification_settings()
