@@ -12,6 +12,7 @@ import sys
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -102,6 +103,15 @@ class Scratch:
         )
         topics.ensure_topics(self.settings.kafka_bootstrap, wanted)
 
+    def tell(self) -> None:
+        """Print what each instance logged above INFO (a failed test shows it as captured
+        output: a CI run keeps no files)."""
+        for instance in self.instances:
+            lines = instance.log.read_text(errors="replace").splitlines()
+            told = [line for line in lines if '"level":"INFO"' not in line]
+            print(f"--- instance {instance.n} ({instance.log.name}): {len(told)} lines above INFO")
+            print("\n".join(line[:600] for line in told[-40:]))
+
     def delete(self) -> None:
         for instance in self.instances:  # left running by a failed test
             if instance.process.poll() is None:
@@ -133,6 +143,7 @@ class Instance:
     def __init__(self, scratch: Scratch, n: int, log: Path, **env: str) -> None:
         self.n = n
         scratch.instances.append(self)
+        self.log = log
         self._log = log.open("ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "services.notifications", str(n)],
@@ -181,6 +192,8 @@ class Input:
         self.poison: dict[bytes, str] = {}  # raw value -> the dead letter's error
         self.sequence: dict[str, list[str]] = {}  # customer -> its event ids, in order
         self.landed: dict[bytes, int] = {}  # a delivered value -> its partition
+        self.offsets: dict[bytes, tuple[int, int]] = {}  # a delivered value -> partition, offset
+        self.values: dict[str, bytes] = {}  # event id -> its record's value
 
     def order(self, *, events: int = 2) -> None:
         """Produce one order's first `events` events (placed, paid, shipped)."""
@@ -191,6 +204,7 @@ class Input:
             e = event(event_type, order={"id": order_id, "customer_id": customer}, occurred_at=now)
             self.sent.append(record(e))
             self.send(self.sent[-1])
+            self.values[e["event_id"]] = self.sent[-1][1] or b""
             self.event_ids.append(e["event_id"])
             self.sequence.setdefault(customer, []).append(e["event_id"])
 
@@ -203,9 +217,16 @@ class Input:
         self._producer.poll(0)
 
     def _landed(self, error: KafkaError | None, message: Message) -> None:
-        value, partition = message.value(), message.partition()
+        value, partition, offset = message.value(), message.partition(), message.offset()
         if error is None and value is not None and partition is not None:
             self.landed[value] = partition
+            if offset is not None:
+                self.offsets[value] = (partition, offset)
+
+    def where(self, event_ids: set[str]) -> str:
+        """Where these events' records landed (partition@offset), for a failure message."""
+        found = (self.offsets.get(self.values.get(e, b"")) for e in sorted(event_ids))
+        return ", ".join(f"{p[0]}@{p[1]}" if p else "not delivered" for p in found)
 
     def poison_record(self, *, pad: int = 0) -> None:
         """A record that is not JSON; padded past the event size limit, an oversized one."""
@@ -227,13 +248,22 @@ class Output:
     dead_letters: list[tuple[bytes | None, dict[str, str]]]
 
 
-def wait_caught_up(scratch: Scratch, timeout: float) -> None:
-    """Wait until the processors' group has committed every input partition up to its end."""
+@contextlib.contextmanager
+def group_view(scratch: Scratch) -> Iterator[tuple[Consumer, list[TopicPartition]]]:
+    """A consumer in the processors' group (never subscribed: it only reads the group's
+    committed offsets) and the input's partitions."""
     consumer = Consumer(
         {**client_config(scratch.settings.kafka_bootstrap, "tests"), "group.id": scratch.name}
     )
     try:
-        parts = [TopicPartition(scratch.input_topic, p) for p in scratch.partitions()]
+        yield consumer, [TopicPartition(scratch.input_topic, p) for p in scratch.partitions()]
+    finally:
+        consumer.close()
+
+
+def wait_caught_up(scratch: Scratch, timeout: float) -> None:
+    """Wait until the processors' group has committed every input partition up to its end."""
+    with group_view(scratch) as (consumer, parts):
         ends = {tp.partition: consumer.get_watermark_offsets(tp, timeout=30)[1] for tp in parts}
 
         def done() -> bool:
@@ -241,8 +271,16 @@ def wait_caught_up(scratch: Scratch, timeout: float) -> None:
             return all(tp.offset >= ends[tp.partition] for tp in committed)
 
         wait_for(done, what="the processors to commit all input", timeout=timeout)
-    finally:
-        consumer.close()
+
+
+def group_positions(scratch: Scratch) -> str:
+    """The processors' committed offsets against each input partition's end (a failure's
+    evidence: which partition stopped short, and where)."""
+    with group_view(scratch) as (consumer, parts):
+        committed = consumer.committed(parts, timeout=30)
+        ends = [consumer.get_watermark_offsets(tp, timeout=30)[1] for tp in parts]
+        pairs = zip(committed, ends, strict=True)
+        return ", ".join(f"{tp.partition}: {tp.offset}/{end}" for tp, end in pairs)
 
 
 def committed_reader(scratch: Scratch, topic_names: list[str]) -> Consumer:
@@ -323,15 +361,22 @@ def check(scratch: Scratch, source: Input, timeout: float = 120, *, ordered: boo
     assert_exactly_once(source, out, ordered=ordered)
 
 
-def wait_notified(scratch: Scratch, ids: list[str], *, not_before: float, timeout: float) -> None:
-    """Wait until every one of `ids` has a committed notification and the monotonic clock has
-    passed `not_before`; AssertionError after `timeout` seconds."""
+def wait_notified(
+    scratch: Scratch, source: Input, ids: list[str], *, not_before: float, timeout: float
+) -> None:
+    """Wait until every one of `ids` (events of `source`) has a committed notification and the
+    monotonic clock has passed `not_before`; AssertionError after `timeout` seconds, saying
+    where the missing events' records are and where the group's committed offsets stand."""
     wanted = set(ids)
     consumer = committed_reader(scratch, [scratch.notify.notify_topic])
     deadline = time.monotonic() + timeout
     try:
         while wanted or time.monotonic() < not_before:
-            assert time.monotonic() < deadline, f"{len(wanted)} events still not notified"
+            assert time.monotonic() < deadline, (
+                f"{len(wanted)} events still not notified; their records at "
+                f"{source.where(set(list(wanted)[:10]))}; the group's committed offsets / ends: "
+                f"{group_positions(scratch)}"
+            )
             message = consumer.poll(0.5)
             if message is not None and message.error() is None:
                 wanted.discard(json.loads(message.value() or b"{}").get("event_id"))

@@ -97,14 +97,14 @@ def test_a_stalled_instance_returns_as_a_fenced_zombie(scratch: Scratch, tmp_pat
         survivor = Instance(scratch, 2, tmp_path / "2.log")
         # Past its session and transaction timeouts, the survivor has taken its partitions.
         before = list(source.event_ids)
-        wait_notified(scratch, before, not_before=time.monotonic() + stall, timeout=TIMEOUT)
+        wait_notified(scratch, source, before, not_before=time.monotonic() + stall, timeout=TIMEOUT)
         zombie.signal(signal.SIGCONT)
         # Its late commit is refused: it exits non-zero (fenced), as the supervisor would see.
         assert zombie.process.wait(TIMEOUT) == 1
         assert "fenced" in (tmp_path / "1.log").read_text()
         back = Instance(scratch, 1, tmp_path / "3.log")
         later = time.monotonic() + 5
-        wait_notified(scratch, list(source.event_ids), not_before=later, timeout=TIMEOUT)
+        wait_notified(scratch, source, list(source.event_ids), not_before=later, timeout=TIMEOUT)
     check(scratch, source)
     assert survivor.stop() == 0
     assert back.stop() == 0
@@ -120,7 +120,7 @@ def test_a_rebalance_storm(scratch: Scratch, tmp_path: Path) -> None:
         for round_ in range(STORM):
             # Numbers 2, 3, 4 in turn: the two running at once never share a transactional.id.
             running.append(Instance(scratch, 2 + round_ % 3, tmp_path / f"{round_}.log"))
-            wait_notified(scratch, list(source.event_ids), not_before=0, timeout=TIMEOUT)
+            wait_notified(scratch, source, list(source.event_ids), not_before=0, timeout=TIMEOUT)
             if len(running) == 2:
                 stop_running(running.pop(0))
         stop_running(running.pop())

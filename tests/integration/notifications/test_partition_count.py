@@ -25,7 +25,7 @@ def test_raising_the_partition_count_while_input_flows(scratch: Scratch, tmp_pat
     with flowing(source, per_second=100):
         one = Instance(scratch, 1, tmp_path / "1.log")
         two = Instance(scratch, 2, tmp_path / "2.log")
-        wait_notified(scratch, list(source.event_ids), not_before=0, timeout=TIMEOUT)
+        wait_notified(scratch, source, list(source.event_ids), not_before=0, timeout=TIMEOUT)
         raise_partitions(scratch.settings.kafka_bootstrap, scratch.input_topic, RAISED)
         before = len(source.sent)
         # Input keeps flowing onto all six; the group takes the new partitions on its own.
@@ -34,7 +34,7 @@ def test_raising_the_partition_count_while_input_flows(scratch: Scratch, tmp_pat
             what="input on the new partitions",
             timeout=TIMEOUT,
         )
-        wait_notified(scratch, list(source.event_ids), not_before=0, timeout=TIMEOUT)
+        wait_notified(scratch, source, list(source.event_ids), not_before=0, timeout=TIMEOUT)
     # Every event produced before the change, replayed with its key: most map elsewhere now.
     for r in source.sent[:before]:
         source.send(r)
