@@ -10,11 +10,11 @@ How the phases map onto Spark, and why they cost little on valid records:
   definition's regexes for lone surrogates and U+0000 (from_json would silently read a lone
   surrogate as "?").
 - from_json reads the value into the schema (schema.EVENT). A record whose text IS to_json of
-  what was read (the connector's form: jsonb's key order, no spaces), or is it with its spaces
-  removed and the fields in the definition's order (a `json.dumps` of the document),
-  has exactly the declared fields, each once, of its JSON type, in strict JSON: phases 2-4 hold
-  and are skipped. Any other text (also a valid event written otherwise, e.g. with escapes)
-  takes the exact path below.
+  what was read (the connector's form: jsonb's key order, no spaces), or is what `json.dumps`
+  writes of it in the definition's order (its separators; its array compared with its spaces
+  removed), has exactly the declared fields, each once, of its JSON type, in strict JSON:
+  phases 2-4 hold and are skipped. Any other text (also a valid event written otherwise, e.g.
+  with escapes) takes the exact path below.
   That text is not written by to_json: it is concatenated from the typed fields between literal
   keys (only an array's elements go through to_json), which is exact because it is compared
   only with a text without a backslash (no escapes); `_complete` and the choice of one form by
@@ -51,6 +51,8 @@ JSON_OPTIONS = {
     "allowUnquotedControlChars": "false",
 }
 _TO_JSON = {"ignoreNullFields": "true"}
+_COMPACT = (",", ":")  # to_json's separators: item, key
+_DUMPS = (", ", ": ")  # json.dumps's default separators
 _SEPARATOR = "\n"  # joins an array's strings; no declared pattern matches it
 _VARIANT_TYPE = {Json.STRING: "STRING", Json.INTEGER: "BIGINT"}
 _VARIANT_PREFIX = {Json.OBJECT: "OBJECT<", Json.ARRAY: "ARRAY<"}
@@ -93,35 +95,85 @@ def _raw_error(max_event_bytes: int) -> Column:
     )
 
 
-def _rendered(value: Column, path: str, order: S.Order) -> Column:
-    """The object at `path` as to_json writes it with its fields in `order`, but concatenated
-    from its typed fields (to_json only for an array's elements): exact for values holding no
-    character JSON escapes, which _canonical makes sure of (the text has no backslash)."""
-    parts: list[str | Column] = []
+class _Hole:
+    """Where the document form holds an array: compared apart (see _dumps_equal)."""
+
+    def __init__(self, compact: Column) -> None:
+        self.compact = compact  # the array as to_json writes it
+
+
+_Part = str | Column | _Hole
+
+
+def _parts(value: Column, path: str, order: S.Order, separators: tuple[str, str]) -> list[_Part]:
+    """The object at `path` as text with its fields in `order` and these separators (item,
+    key), concatenated from its typed fields: exact for values holding no character JSON
+    escapes, which _canonical makes sure of (the text has no backslash). An array is a _Hole
+    holding the array as to_json writes it (its elements' fields in `order`)."""
+    comma, colon = separators
+    parts: list[_Part] = []
     for f in order(D.children(path)):
-        parts.append(("," if parts else "{") + f'"{f.name}":')
+        parts.append((comma if parts else "{") + f'"{f.name}"{colon}')
         column = value[f.name]
         if f.json is Json.OBJECT:
-            parts.append(_rendered(column, f.path, order))
+            parts += _parts(column, f.path, order, separators)
         elif f.json is Json.ARRAY:
             names = [c.name for c in order(D.children(f.elements))]
             if names != [c.name for c in D.wire_order(D.children(f.elements))]:
                 column = F.arrays_zip(*[column[name].alias(name) for name in names])
-                parts.append(F.to_json(column, _TO_JSON))
+                parts.append(_Hole(F.to_json(column, _TO_JSON)))
             else:  # rendered once per record, also staged (array_json)
-                parts.append(F.col(array_json(f.path)))
+                parts.append(_Hole(F.col(array_json(f.path))))
         elif f.json is Json.STRING:
             parts += ['"', column, '"']
         else:
             parts.append(column.cast("string"))
     parts.append("}")
-    merged: list[str | Column] = []  # adjacent literals as one
+    return parts
+
+
+def _concat(parts: list[_Part]) -> Column:
+    """The parts as one text (a _Hole as its compact array), adjacent literals as one."""
+    merged: list[str | Column] = []
     for part in parts:
-        if isinstance(part, str) and merged and isinstance(merged[-1], str):
-            merged[-1] += part
+        item = part.compact if isinstance(part, _Hole) else part
+        if isinstance(item, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += item
         else:
-            merged.append(part)
+            merged.append(item)
     return F.concat(*[F.lit(x) if isinstance(x, str) else x for x in merged])
+
+
+def _rendered(value: Column, path: str, order: S.Order) -> Column:
+    """The object at `path` as to_json writes it with its fields in `order` (see _parts)."""
+    return _concat(_parts(value, path, order, _COMPACT))
+
+
+def _dumps_equal(text: Column, ev: Column) -> Column:
+    """Whether the text is the document form as `json.dumps` writes it (its separators, the
+    definition's order) with any spaces in its array, compared without removing the spaces of
+    the whole text (one `replace` over the whole text was the backfill's dearest check,
+    docs/benchmarks.md): the text around the one array must equal its rendering with
+    json.dumps's separators, and the array's text with its spaces removed the array's to_json.
+    Exactly what comparing the text with its spaces removed to the compact rendering accepted,
+    except a text whose spaces lie elsewhere or inside a value, which takes the exact path."""
+    parts = _parts(ev, D.ROOT, S.document_order, _DUMPS)
+    holes = [i for i, part in enumerate(parts) if isinstance(part, _Hole)]
+    if len(holes) != 1:  # not the shape this is written for: the whole text's spaces removed
+        compact = F.replace(text, F.lit(" "), F.lit(""))
+        return compact == _rendered(ev, D.ROOT, S.document_order)
+    hole = parts[holes[0]]
+    assert isinstance(hole, _Hole)
+    before, after = _concat(parts[: holes[0]]), _concat(parts[holes[0] + 1 :])
+    # Byte positions (octet_length, a binary substring): no walk over the text's characters.
+    n, m, size = F.octet_length(before), F.octet_length(after), F.octet_length("value")
+    array = F.col("value").substr(n + 1, size - n - m).cast("string")
+    return (
+        (size >= n + m)
+        & text.startswith(before)
+        & text.endswith(after)
+        & (F.replace(array, F.lit(" "), F.lit("")) == hole.compact)
+    )
 
 
 def array_json(path: str) -> str:
@@ -157,18 +209,16 @@ def _complete() -> Column:
 
 def _canonical() -> Column:
     """Whether the text is exactly what from_json read, complete, in either known form: what
-    to_json writes of it, rendered by _rendered (cheaper than to_json), for a text without a
-    backslash (no escape, so no value holds a character to_json would escape) that from_json read
-    whole. The forms start with different keys, so the text's start picks the one to render, and
-    only the document form removes its spaces (one `replace`: one per whitespace character was
-    the backfill's dearest check, docs/benchmarks.md)."""
+    to_json writes of it (the connector's form), rendered by _rendered (cheaper than to_json),
+    or the document form as json.dumps writes it (_dumps_equal), for a text without a
+    backslash (no escape, so no value holds a character to_json would escape) that from_json
+    read whole. The forms start with different keys, so the text's start picks the one to
+    compare. A text in neither form (another spacing, a tab, a line break) takes the exact
+    path, which decides the same."""
     ev, text = F.col("ev"), _text()
     first = f'{{"{D.wire_order(D.children(D.ROOT))[0].name}":'
-    # Only the space is removed (one scan): a text holding other whitespace (a tab, a line
-    # break) cannot equal the rendering, so it takes the exact path, which decides the same.
-    compact = F.replace(text, F.lit(" "), F.lit(""))
     canonical = F.when(text.startswith(first), text == _rendered(ev, D.ROOT, D.wire_order))
-    canonical = canonical.otherwise(compact == _rendered(ev, D.ROOT, S.document_order))
+    canonical = canonical.otherwise(_dumps_equal(text, ev))
     plain = ~F.col("backslash") & ev[S.CORRUPT_COLUMN].isNull()
     return F.coalesce(plain & _complete() & canonical, F.lit(False))
 
