@@ -267,8 +267,9 @@ def acl_bindings(rows: Iterable[Grant]) -> list[AclBinding]:
 
 
 def admin(bootstrap: str, auth: KafkaAuthSettings) -> AdminClient:
-    """An Admin client as the broker principal (the one super user)."""
-    config = auth.client_config(bootstrap, BROKER)
+    """An Admin client as the broker principal (the one super user), whatever principal the
+    process's other clients use (ONCEFLOW_KAFKA_PRINCIPAL)."""
+    config = auth.model_copy(update={"kafka_principal": None}).client_config(bootstrap, BROKER)
     return AdminClient({**config, "log_level": 0})
 
 

@@ -130,8 +130,10 @@ def node_properties(
 
 def write_all(layout: Layout, auth: KafkaAuthSettings | None = None) -> None:
     """Render every node's and worker's properties into .stack/conf (with SASL, a node's holds
-    the broker principal's password and a worker's the connect principal's: mode 0600)."""
-    auth = auth or KafkaAuthSettings()
+    the broker principal's password and a worker's the connect principal's: mode 0600). Each
+    file logs in as its own principal, whatever principal this process's own clients use
+    (ONCEFLOW_KAFKA_PRINCIPAL: the test suites')."""
+    auth = (auth or KafkaAuthSettings()).model_copy(update={"kafka_principal": None})
     paths.CONF.mkdir(parents=True, exist_ok=True)
     for node in layout.kafka:
         text = node_properties(layout, node, auth)
