@@ -57,6 +57,12 @@ CHECKS: dict[str, tuple[str, ...]] = {
     ),
     PEEK: (r'^  "event_type": "Order\w+",$',),
     PEEK_NOTIFICATIONS: (r'^  "message": "Your order ',),
+    ".stack/bin/kafka-consumer-groups.sh --bootstrap-server 127.0.0.1:9092 "
+    "--command-config .stack/secrets/kafka/ops.properties "
+    "--describe --group onceflow-notifications": (
+        r"^GROUP\s+TOPIC\s+PARTITION\s+CURRENT-OFFSET",
+        r"^onceflow-notifications\s+outbox\.event\.order\s+\d+\s+\d+",
+    ),
     "psql postgresql://analyst:analyst@127.0.0.1:5432/shop "
     "-c 'SELECT * FROM analytics.daily_sales ORDER BY day DESC' "
     "-c 'SELECT * FROM analytics.freshness'": (
