@@ -57,7 +57,8 @@ def backfill(events: int = 1_000_000, floor: bool = False) -> None:
     with backfill_topic(events) as (p, n):
         floors = [_floor(p)] if floor else []
         t0 = time.monotonic()
-        job = p.start("--backfill")
+        # The job reads the scratch topic as the test suites' Kafka principal (ACLs).
+        job = p.start("--backfill", kafka_principal="tests")
         cpu = _tree_cpu_until_exit(job.proc.pid, job.proc.poll)
         code = job.wait(timeout=3600)
         wall = time.monotonic() - t0
@@ -93,7 +94,7 @@ def freshness(rate: int = 200, seconds: int = 60) -> None:
     """Streaming freshness at a steady event rate: Kafka commit -> Postgres commit, p50/p99."""
     with tempfile.TemporaryDirectory() as tmp:
         p = Pipeline(Path(tmp))
-        job = p.start(agg_trigger_interval="1 second")
+        job = p.start(agg_trigger_interval="1 second", kafka_principal="tests")
         try:
             # Warm up: the first batch pays for JVM and code generation.
             warm = events(200)
