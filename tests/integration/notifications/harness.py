@@ -18,8 +18,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaError, Message, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewPartitions
+from confluent_kafka import (
+    Consumer,
+    IsolationLevel,
+    KafkaError,
+    Message,
+    Producer,
+    TopicPartition,
+)
+from confluent_kafka.admin import AdminClient, NewPartitions, OffsetSpec
 
 from onceflow.paths import ROOT
 from onceflow.settings import NotificationSettings, RetentionSettings, Settings, get_settings
@@ -361,6 +368,21 @@ def check(scratch: Scratch, source: Input, timeout: float = 120, *, ordered: boo
     assert_exactly_once(source, out, ordered=ordered)
 
 
+def open_transactions(scratch: Scratch) -> str:
+    """Per notifications partition, its last stable offset against its end: a gap is a
+    transaction still open there, which holds every read_committed reader back."""
+    admin = AdminClient(client_config(scratch.settings.kafka_bootstrap, "tests"))
+    topic = scratch.notify.notify_topic
+    parts = topic_partitions(scratch.settings.kafka_bootstrap, topic)
+    ends = {}
+    for level in (IsolationLevel.READ_COMMITTED, IsolationLevel.READ_UNCOMMITTED):
+        request = {TopicPartition(topic, p): OffsetSpec.latest() for p in parts}  # type: ignore[no-untyped-call]
+        answers = admin.list_offsets(request, isolation_level=level, request_timeout=30)
+        ends[level] = {tp.partition: f.result().offset for tp, f in answers.items()}
+    stable, end = ends[IsolationLevel.READ_COMMITTED], ends[IsolationLevel.READ_UNCOMMITTED]
+    return ", ".join(f"{p}: {stable[p]}/{end[p]}" for p in parts)
+
+
 def wait_notified(
     scratch: Scratch, source: Input, ids: list[str], *, not_before: float, timeout: float
 ) -> None:
@@ -375,7 +397,8 @@ def wait_notified(
             assert time.monotonic() < deadline, (
                 f"{len(wanted)} events still not notified; their records at "
                 f"{source.where(set(list(wanted)[:10]))}; the group's committed offsets / ends: "
-                f"{group_positions(scratch)}"
+                f"{group_positions(scratch)}; the notifications' stable offsets / ends: "
+                f"{open_transactions(scratch)}"
             )
             message = consumer.poll(0.5)
             if message is not None and message.error() is None:
