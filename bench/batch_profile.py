@@ -61,8 +61,11 @@ SPARK_PHASES = (
     "commitOffsets",
     "triggerExecution",
 )
+# A statement's (or, extended protocol, its parse, bind or execute step's) duration; with
+# log_duration and no text: one of the executors' staging INSERTs.
 _DURATION = re.compile(
-    r"^(\S+ \S+) UTC \[(\d+)\] LOG:  duration: ([\d.]+) ms  (?:statement|execute [^:]*): (.*)$"
+    r"^(\S+ \S+) UTC \[(\d+)\] LOG:  duration: ([\d.]+) ms"
+    r"(?:  (?:statement|(?:parse|bind|execute) [^:]*): (.*))?$"
 )
 _PREFIX = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 _BATCH_LINE = re.compile(r"batch (\d+): (\d+) records.*\(spark ([\d.]+)s, postgres ([\d.]+)s\)")
@@ -132,7 +135,7 @@ def logged_statements(lines: Iterable[str]) -> Iterator[Statement]:
             if entry is not None:
                 yield entry
             head = _DURATION.match(line.rstrip("\n"))
-            current = [head[4]] if head else None
+            current = [head[4] or ""] if head else None
         elif current is not None:
             current.append(line.rstrip("\n"))
     entry = done()
@@ -148,6 +151,8 @@ def fold_transactions(
     folds: list[dict[str, float]] = []
     open_fold: dict[str, float] | None = None
     for s in statements:
+        if not s.text:  # another connection's (the executors')
+            continue
         name = statement_name(s.text, known)
         if name == "lock_writers":
             open_fold = defaultdict(float)
@@ -262,12 +267,28 @@ def read_event_log(folder: Path) -> list[dict[str, Any]]:
 
 
 def _log_fold_statements(p: Pipeline, on: bool) -> None:
-    """The job's driver role's statement durations in the server log, in this database only."""
+    """In this database only: the job's driver role's statements with their durations in the
+    server log, and the executors' role's durations alone (log_duration: no text)."""
     s = get_settings()
-    role = s.credentials("spark")[0]
-    verb = "SET log_min_duration_statement = 0" if on else "RESET log_min_duration_statement"
+    settings = {
+        s.credentials("spark")[0]: "log_min_duration_statement",
+        s.credentials("spark_stage")[0]: "log_duration",
+    }
     with psycopg.connect(postgres.superuser_conninfo(s), autocommit=True) as conn:
-        conn.execute(f'ALTER ROLE "{role}" IN DATABASE "{p.database}" {verb}')
+        for role, setting in settings.items():
+            verb = f"SET {setting} = {'0' if setting.endswith('statement') else 'on'}"
+            conn.execute(
+                f'ALTER ROLE "{role}" IN DATABASE "{p.database}" '
+                + (verb if on else f"RESET {setting}")
+            )
+
+
+def untexted_ms(statements: Iterable[Statement], start_ms: float, end_ms: float) -> float:
+    """The milliseconds of the durations logged without a statement (the executors' staging
+    INSERTs, summed over their connections) between two instants (epoch ms)."""
+    return sum(
+        s.ms for s in statements if not s.text and start_ms <= s.at.timestamp() * 1000 <= end_ms
+    )
 
 
 def _profiled_job(p: Pipeline, spark_log: Path, *args: str, **extra: str) -> Job:
@@ -299,7 +320,8 @@ def report(kept: Path, skip: int = 1) -> None:
     """The per-batch table of a kept run (the first `skip` batches left out of the medians)."""
     known = statement_names()
     with (kept / "postgres.log").open(errors="replace") as f:
-        folds = fold_transactions(logged_statements(f), known)
+        statements = list(logged_statements(f))
+    folds = fold_transactions(statements, known)
     events = read_event_log(kept / "spark-events")
     batches = [b for b in spark_batches(events) if "addBatch" in b.phases]
     text = (kept / "job.log").read_text(errors="replace")
@@ -323,6 +345,9 @@ def report(kept: Path, skip: int = 1) -> None:
             "tasks CPU (sum)": b.task_cpu_ms,
             "tasks GC (sum)": b.task_gc_ms,
             "tasks deserialize (sum)": b.task_deserialize_ms,
+            "staging INSERTs, server (sum)": untexted_ms(
+                statements, b.started, b.started + b.phases.get("triggerExecution", 0)
+            ),
             **{f"fold: {k}": v for k, v in sorted(fold.items(), key=lambda kv: -kv[1])},
         }
         print(f"batch {b.batch_id}: " + json.dumps({k: round(v, 1) for k, v in row.items()}))

@@ -16,6 +16,9 @@ LOG = "".join(
         + "duration: 120.500 ms  execute <unnamed>: INSERT INTO t_events (a, b)\n",
         "\tSELECT DISTINCT ON (kafka_partition, kafka_offset) a, b FROM staged\n",
         AT.format(ms=300) + "checkpoint starting: time\n",
+        AT.format(ms=350) + "duration: 40.000 ms\n",
+        AT.format(ms=360)
+        + "duration: 2.000 ms  parse <unnamed>: INSERT INTO t_dead (topic) VALUES (1)\n",
         AT.format(ms=400) + "duration: 700.000 ms  statement: {upsert}\n",
         AT.format(ms=500) + "duration: 30.000 ms  statement: COMMIT\n",
         AT.format(ms=600) + "duration: 1.000 ms  statement: SELECT 1\n",
@@ -37,10 +40,11 @@ def test_a_statement_is_named_by_its_sql_file_or_what_it_does() -> None:
 
 def test_logged_statements_join_continuation_lines_and_skip_other_entries() -> None:
     found = list(bp.logged_statements(_log()))
-    assert [s.ms for s in found] == [0.05, 0.2, 120.5, 700.0, 30.0, 1.0]
+    assert [s.ms for s in found] == [0.05, 0.2, 120.5, 40.0, 2.0, 700.0, 30.0, 1.0]
+    assert found[3].text == ""
     assert {s.pid for s in found} == {77}
     assert found[2].text.startswith("INSERT INTO t_events (a, b)\n\tSELECT DISTINCT ON")
-    assert found[3].text.rstrip() == sql("upsert_order_state").rstrip()
+    assert found[5].text.rstrip() == sql("upsert_order_state").rstrip()
 
 
 def test_a_fold_runs_from_lock_writers_to_its_commit() -> None:
@@ -49,10 +53,18 @@ def test_a_fold_runs_from_lock_writers_to_its_commit() -> None:
         {
             "lock_writers": 0.2,
             "unstage t_events": 120.5,
+            "unstage t_dead": 2.0,
             "upsert_order_state": 700.0,
             "COMMIT": 30.0,
         }
     ]
+
+
+def test_untexted_durations_are_the_executors_summed_in_a_window() -> None:
+    found = list(bp.logged_statements(_log()))
+    at = datetime(2026, 11, 26, 6, 40, tzinfo=UTC).timestamp() * 1000
+    assert bp.untexted_ms(found, at + 300, at + 400) == 40.0
+    assert bp.untexted_ms(found, at + 351, at + 999) == 0.0
 
 
 def _progress(batch: int, at: str, trigger: int) -> dict[str, Any]:
