@@ -7,6 +7,7 @@ import sys
 
 import psycopg
 import typer
+from confluent_kafka import KafkaException
 from rich.console import Console
 from rich.table import Table
 
@@ -213,20 +214,56 @@ def rotate_db_password(
         raise typer.Exit(1) from exc
     parts = components(settings)
     supervisor.write_config(supervisor.render_config(parts, settings))
-    for component in parts:
-        if role in component.db_roles:
-            console.print(f"[bold]{component.name}[/]: restarting", highlight=False)
-            try:
-                supervisor.restart(component.name)
-                wait_for(component.ready, what=component.name, timeout=component.start_timeout)
-            except (NotReadyError, subprocess.CalledProcessError, OSError) as exc:
-                console.print(
-                    f"[red]rotated, but {component.name} did not restart:[/] {exc} "
-                    "(`make status`; its log is in .stack/logs)",
-                    highlight=False,
-                )
-                raise typer.Exit(1) from exc
+    _restart_one_at_a_time([c for c in parts if role in c.db_roles])
     console.print(f"rotated: {role} (in {settings.db_password_dir / role})", highlight=False)
+
+
+def _restart_one_at_a_time(parts: list[Component]) -> None:
+    """Restart each program after a rotation, waiting until it is ready before the next."""
+    for component in parts:
+        console.print(f"[bold]{component.name}[/]: restarting", highlight=False)
+        try:
+            supervisor.restart(component.name)
+            wait_for(component.ready, what=component.name, timeout=component.start_timeout)
+        except (NotReadyError, subprocess.CalledProcessError, OSError) as exc:
+            console.print(
+                f"[red]rotated, but {component.name} did not restart:[/] {exc} "
+                "(`make status`; its log is in .stack/logs)",
+                highlight=False,
+            )
+            raise typer.Exit(1) from exc
+
+
+@app.command("rotate-kafka-password")
+def rotate_kafka_password(
+    principal: str = typer.Argument(
+        help=f"the principal: one of {', '.join(kafka_security.ROTATABLE)}"
+    ),
+) -> None:
+    """Give a Kafka principal of the local stack a new generated password (its file in
+    .stack/secrets/kafka/ and its SCRAM credential), re-render the files that hold it, then
+    restart the programs that connect as it, one at a time (docs/security.md)."""
+    _acting_on()
+    settings = get_settings()
+    auth = get_kafka_auth_settings().model_copy(update={"kafka_principal": None})
+    try:
+        kafka_security.rotate(kafka_security.admin(settings.kafka_bootstrap, auth), auth, principal)
+    except ValueError as exc:
+        console.print(f"[red]not rotated:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from exc
+    except KafkaException as exc:
+        console.print(
+            f"[red]not rotated:[/] Kafka did not take the new password ({exc}); "
+            f"{auth.kafka_password_dir / principal} keeps the old one",
+            highlight=False,
+        )
+        raise typer.Exit(1) from exc
+    node_configs.write_all(settings.layout, auth)
+    _restart_one_at_a_time([c for c in components(settings) if c.kafka_principal == principal])
+    console.print(
+        f"rotated: Kafka principal {principal} (in {auth.kafka_password_dir / principal})",
+        highlight=False,
+    )
 
 
 def _say(text: str) -> None:

@@ -300,6 +300,28 @@ def upsert_user(client: AdminClient, user: str, password: str, timeout: float = 
         future.result(timeout=timeout)
 
 
+# The principals `onceflow-stack rotate-kafka-password` rotates. The broker's password is also
+# every node's controller login (PLAIN, checked against the properties' own copy): nodes with
+# the old and the new one cannot talk, so it changes with every node restarted together.
+ROTATABLE = tuple(p for p in PRINCIPALS if p != BROKER)
+
+
+def rotate(client: AdminClient, auth: KafkaAuthSettings, principal: str) -> None:
+    """Give `principal` a new generated password: its SCRAM credential first (through
+    `client`, as the broker), then its file; the file keeps the old one if Kafka refuses."""
+    if principal not in ROTATABLE:
+        raise ValueError(
+            f"{principal!r} is not a rotatable Kafka principal: one of {', '.join(ROTATABLE)}"
+        )
+    if auth.given(principal):
+        raise ValueError(
+            f"ONCEFLOW_KAFKA_{principal.upper()}_PASSWORD sets its password: change it there"
+        )
+    new = secrets.token_urlsafe(24)
+    upsert_user(client, principal, new)
+    write_private(auth.kafka_password_dir / principal, new + "\n")
+
+
 def ensure_acls(client: AdminClient, rows: Iterable[Grant], timeout: float = 30) -> None:
     """Create every binding of the table (the broker ignores one that exists)."""
     for future in client.create_acls(acl_bindings(rows)).values():

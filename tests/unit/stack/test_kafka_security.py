@@ -6,7 +6,7 @@ tests/integration/stack/test_kafka_acls.py)."""
 from pathlib import Path
 
 import pytest
-from confluent_kafka.admin import AclOperation, AclPermissionType, ResourceType
+from confluent_kafka.admin import AclOperation, AclPermissionType, AdminClient, ResourceType
 
 from onceflow.settings import NotificationSettings, Settings
 from onceflow.settings.kafka_auth import (
@@ -155,3 +155,19 @@ def test_connect_workers_and_their_tasks_log_in_as_connect(auth: KafkaAuthSettin
     for prefix in ("", "producer.", "consumer.", "admin."):
         assert overrides[f"{prefix}security.protocol"] == "SASL_PLAINTEXT"
         assert 'username="connect"' in str(overrides[f"{prefix}sasl.jaas.config"])
+
+
+def test_rotation_refuses_the_broker_and_a_password_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Refused before anything is written or sent (no Kafka needed: the Admin client is never
+    used)."""
+    unused = AdminClient({"bootstrap.servers": "127.0.0.1:1", "log_level": 0})
+    auth = KafkaAuthSettings(kafka_password_dir=tmp_path, kafka_principal=None)
+    with pytest.raises(ValueError, match="not a rotatable Kafka principal"):
+        kafka_security.rotate(unused, auth, "broker")
+    monkeypatch.setenv("ONCEFLOW_KAFKA_OPS_PASSWORD", "from-env")
+    given = KafkaAuthSettings(kafka_password_dir=tmp_path, kafka_principal=None)
+    with pytest.raises(ValueError, match="ONCEFLOW_KAFKA_OPS_PASSWORD sets its password"):
+        kafka_security.rotate(unused, given, "ops")
+    assert list(tmp_path.iterdir()) == []
