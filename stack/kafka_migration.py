@@ -13,6 +13,7 @@ the marker is left alone.
 
 from collections.abc import Callable
 
+from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
 from onceflow import paths
@@ -93,7 +94,13 @@ def switch(
         timeout=NODE_START_SECONDS,
     )
     rows = kafka_security.grants(settings, notify)
-    kafka_security.migrate(f"{HOST}:{kafka_security.migration_port(first)}", auth, rows)
+    try:
+        kafka_security.migrate(f"{HOST}:{kafka_security.migration_port(first)}", auth, rows)
+    except KafkaException as exc:
+        raise RuntimeError(
+            f"creating Kafka's credentials and ACLs through {first.program}'s migration listener "
+            f"failed ({exc}); the nodes keep the migration listener until this is run again"
+        ) from exc
     say("Kafka: SCRAM credentials and ACLs created; restarting with SASL alone")
     node_configs.write_all(layout, auth)
     _restart_nodes(nodes)
