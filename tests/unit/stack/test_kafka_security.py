@@ -3,6 +3,7 @@ of both topologies asks for SASL, the broker principal is the only super user, a
 table lets only Connect write the outbox topic (the real node's refusals:
 tests/integration/stack/test_kafka_acls.py)."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from onceflow.settings.kafka_auth import (
     KafkaPasswordMissingError,
 )
 from onceflow.topology import SINGLE, Layout, Topology, layout
-from stack import kafka_security, node_configs
+from stack import kafka_migration, kafka_security, node_configs
 
 LAYOUTS = [SINGLE, layout(Topology.CLUSTER)]
 
@@ -171,3 +172,19 @@ def test_rotation_refuses_the_broker_and_a_password_from_the_environment(
     with pytest.raises(ValueError, match="ONCEFLOW_KAFKA_OPS_PASSWORD sets its password"):
         kafka_security.rotate(unused, given, "ops")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_node_formatted_without_the_brokers_credential_is_pending(tmp_path: Path) -> None:
+    """`make up` and `onceflow-stack kafka-sasl` migrate the topology when a formatted node's
+    log dir lacks the marker; an unformatted node is formatted with the credential instead."""
+    cluster = replace(layout(Topology.CLUSTER), data_folder=str(tmp_path))
+    first, second, third = cluster.kafka
+    for node in (first, second):
+        (tmp_path / node.program).mkdir()
+        (tmp_path / node.program / "meta.properties").write_text("cluster.id=x\n")
+    kafka_security.mark_credentials(tmp_path / second.program)
+    assert kafka_migration.pending(cluster) == [first]
+    kafka_security.mark_credentials(tmp_path / first.program)
+    assert kafka_migration.pending(cluster) == []
+    assert not kafka_security.has_credentials(tmp_path / third.program)
+    assert kafka_security.migration_port(first) == first.port + kafka_security.MIGRATION_PORT_STEP
