@@ -254,8 +254,9 @@ def components(settings: Settings) -> list[Component]:
             probe=functools.partial(
                 answers, f"http://127.0.0.1:{retention.maintenance_metrics_port}/metrics"
             ),
-            # Its tasks' roles (services/maintenance/tasks.py) and the reconciler's.
-            db_roles=("app", "spark"),
+            # Its tasks' roles (services/maintenance/tasks.py: the prunes of the job's
+            # bookkeeping are the job's role's) and the reconciler's (app, reconcile).
+            db_roles=("app", "spark", "reconcile"),
             # The reconciler reads the outbox topic.
             kafka_principal="ops",
         ),
@@ -292,8 +293,9 @@ def components(settings: Settings) -> list[Component]:
             where=f"http://127.0.0.1:{observe.dashboard_port} (live plots, order journeys)",
             probe=functools.partial(answers, f"http://127.0.0.1:{observe.dashboard_port}/healthz"),
             stopwait=10,
-            # An order's journey and the overview (services/ops: journey.py, lag.py).
-            db_roles=("app", "spark", "analyst"),
+            # An order's journey and the overview (services/ops: journey.py, lag.py; the
+            # ledger as its read-only role, observer).
+            db_roles=("app", "observer", "analyst"),
             kafka_principal="ops",
         ),
     ]

@@ -7,6 +7,7 @@
 --                     aggregation), stages in the staging area (aggregation.staged_records)
 --                     and in temp tables
 --   onceflow_analyst  analysts: read analytics, and nothing of schema aggregation (no USAGE)
+--   onceflow_observer, onceflow_reconcile: read the job's ledger (below)
 GRANT USAGE ON SCHEMA orders TO onceflow_app, onceflow_cdc;
 GRANT SELECT, INSERT, UPDATE, DELETE
     ON orders.orders, orders.order_items, orders.outbox, orders.idempotency_keys TO onceflow_app;
@@ -64,6 +65,31 @@ DO $$ BEGIN
         GRANT SELECT, INSERT ON aggregation.staging_inbox TO onceflow_spark_stage;
     END IF;
 END $$;
+-- Who reads the job's ledger without writing it (from migration 0020, which runs this file
+-- again): the job's role is the job's alone.
+--   onceflow_observer   the dashboard and onceflow-ops (overview, trace): SELECT on the ledger
+--                       (how far the job got, an order's applied events) and on the
+--                       reconciliation's reports; nothing else of either schema
+--   onceflow_reconcile  the reconciler: its own schema (reconcile), the ledger's positions and
+--                       the analytics table it compares; temp tables for what it reads
+-- Schema reconcile (migration 0017) was the job's role's until 0020: taken back.
+DO $$ BEGIN
+    IF to_regnamespace('reconcile') IS NOT NULL
+       AND to_regclass('aggregation.applied_batches') IS NOT NULL THEN
+        GRANT USAGE ON SCHEMA aggregation, reconcile TO onceflow_observer, onceflow_reconcile;
+        GRANT SELECT ON aggregation.applied_batches, aggregation.applied_events,
+            reconcile.runs, reconcile.day_results TO onceflow_observer;
+        GRANT SELECT ON aggregation.applied_batches TO onceflow_reconcile;
+        GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA reconcile
+            TO onceflow_reconcile;
+        GRANT USAGE ON SCHEMA analytics TO onceflow_reconcile;
+        GRANT SELECT ON analytics.daily_sales TO onceflow_reconcile;
+        REVOKE ALL ON ALL TABLES IN SCHEMA reconcile FROM onceflow_spark;
+        REVOKE ALL ON SCHEMA reconcile FROM onceflow_spark;
+        EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO onceflow_reconcile',
+                       current_database());
+    END IF;
+END $$;
 DO $$ BEGIN
     EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO onceflow_spark', current_database());
 END $$;
@@ -77,7 +103,8 @@ BEGIN
              FROM information_schema.role_table_grants
              WHERE table_schema IN ('orders', 'analytics', 'aggregation')
                AND grantee NOT IN ('onceflow_app', 'onceflow_cdc', 'onceflow_spark',
-                                   'onceflow_spark_stage', 'onceflow_analyst', current_user) LOOP
+                                   'onceflow_spark_stage', 'onceflow_observer',
+                                   'onceflow_reconcile', 'onceflow_analyst', current_user) LOOP
         EXECUTE format('REVOKE ALL ON %I.%I FROM %I', g.table_schema, g.table_name, g.grantee);
     END LOOP;
 END $$;

@@ -10,5 +10,9 @@ GROUPS: dict[str, str] = {
     "spark": "onceflow_spark",
     # The job's executors: INSERT into the staging area only (migration 0019).
     "spark_stage": "onceflow_spark_stage",
+    # Read the job's ledger and the reconciliation's reports, write nothing (migration 0020).
+    "observer": "onceflow_observer",
+    # The reconciler: schema reconcile, reads of analytics.daily_sales and the ledger (0020).
+    "reconcile": "onceflow_reconcile",
     "analyst": "onceflow_analyst",
 }

@@ -21,7 +21,17 @@ from onceflow.topology import SINGLE
 # The local stack's database passwords, one file per role (named as in ROLES), mode 0600.
 LOCAL_DB_PASSWORDS = paths.SECRETS / "postgres"
 # The database roles of the settings: `<role>_db_user` and `<role>_db_password` each.
-ROLES = ("owner", "app", "cdc", "spark", "spark_stage", "analyst", "monitor")
+ROLES = (
+    "owner",
+    "app",
+    "cdc",
+    "spark",
+    "spark_stage",
+    "observer",
+    "reconcile",
+    "analyst",
+    "monitor",
+)
 
 
 class DbPasswordMissingError(RuntimeError):
@@ -46,12 +56,21 @@ class Settings(TopologySettings):
     app_db_password: SecretStr | None = None
     cdc_db_user: str = "shop_cdc"
     cdc_db_password: SecretStr | None = None
-    # The job's driver: the ledger, the analytics tables, the staging area's reads and deletes.
+    # The job's driver: the ledger, the analytics tables, the staging area's reads and deletes
+    # (and maintenance's prunes of them).
     spark_db_user: str = "shop_spark"
     spark_db_password: SecretStr | None = None
     # The job's executors: INSERT into the staging area, nothing else (migration 0019).
     spark_stage_db_user: str = "shop_spark_stage"
     spark_stage_db_password: SecretStr | None = None
+    # Who reads the job's ledger without writing it (migration 0020): the dashboard and
+    # onceflow-ops (how far the job got, an order's journey, the reconciliation's reports).
+    observer_db_user: str = "shop_observer"
+    observer_db_password: SecretStr | None = None
+    # The reconciler: writes schema reconcile, reads analytics.daily_sales and the ledger's
+    # positions (migration 0020).
+    reconcile_db_user: str = "shop_reconcile"
+    reconcile_db_password: SecretStr | None = None
     analyst_db_user: str = "analyst"
     analyst_db_password: SecretStr | None = None
     # prometheus-postgres-exporter: member of pg_monitor only, no access to any table's rows.

@@ -176,7 +176,8 @@ def _order_row(settings: Settings, order_id: str) -> tuple[Any, ...] | None:
 
 
 def _event_rows(settings: Settings, order_id: str) -> list[tuple[Any, ...]]:
-    with psycopg.connect(settings.dsn("spark")) as conn:
+    # The ledger, as its read-only role (migration 0020).
+    with psycopg.connect(settings.dsn("observer")) as conn:
         conn.read_only = True
         return conn.execute(EVENTS_QUERY, (order_id,)).fetchall()
 

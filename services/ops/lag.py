@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from confluent_kafka import Consumer, IsolationLevel, KafkaError, TopicPartition
@@ -84,16 +85,21 @@ def slot_lag(*, settings: Settings) -> SlotLag | None:
 
 
 def applied_offsets(*, settings: Settings) -> dict[int, int]:
-    """Per partition, the last offset of the topic the job's ledger applied (the ledger is in
-    schema aggregation, which only the job's role sees: read-only here)."""
-    with psycopg.connect(settings.dsn("spark")) as conn:
+    """Per partition, the last offset of the topic the job's ledger applied (schema
+    aggregation, read as the ledger's read-only role, `observer`)."""
+    with psycopg.connect(settings.dsn("observer")) as conn:
         conn.read_only = True
-        return dict(conn.execute(APPLIED_QUERY, (settings.topic,)).fetchall())
+        return applied_in(conn, settings.topic)
+
+
+def applied_in(conn: psycopg.Connection[Any], topic: str) -> dict[int, int]:
+    """applied_offsets() on a connection of a role that may read aggregation.applied_batches."""
+    return dict(conn.execute(APPLIED_QUERY, (topic,)).fetchall())
 
 
 def last_batch(*, settings: Settings) -> tuple[datetime | None, int]:
     """When the job's newest batch of the topic committed (the ledger) and how many it holds."""
-    with psycopg.connect(settings.dsn("spark")) as conn:
+    with psycopg.connect(settings.dsn("observer")) as conn:
         conn.read_only = True
         row = conn.execute(LAST_BATCH_QUERY, (settings.topic,)).fetchone()
     return (None, 0) if row is None else (row[0], int(row[1]))

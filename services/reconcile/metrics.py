@@ -29,7 +29,7 @@ class ReconcileCollector(Collector):
             "1 when the reconciliation's reports could be read at this scrape",
         )
         try:
-            now = state.current(self.settings)
+            now = state.current(self.settings, role="reconcile")
         except psycopg.Error as exc:
             log.warning("reconciliation report unreadable: %s", exc)
             readable.add_metric([], 0)

@@ -112,9 +112,9 @@ def _connect(settings: Settings, role: str) -> Conn:
     return conn
 
 
-def _job_has_applied(spark: Conn, settings: Settings) -> bool:
-    applied = lag.applied_offsets(settings=settings)
-    read = spark.execute(
+def _job_has_applied(own: Conn, settings: Settings) -> bool:
+    applied = lag.applied_in(own, settings.topic)
+    read = own.execute(
         "SELECT kafka_partition, last_record_offset FROM reconcile.topic_positions "
         "WHERE topic = %s AND last_record_offset IS NOT NULL",
         (settings.topic,),
@@ -122,8 +122,8 @@ def _job_has_applied(spark: Conn, settings: Settings) -> bool:
     return all(applied.get(partition, -1) >= offset for partition, offset in read)
 
 
-def _name(spark: Conn, app: Conn, found: compare.Difference, limit: int) -> Named:
-    ours = sources.topic_orders(spark, found.key)
+def _name(own: Conn, app: Conn, found: compare.Difference, limit: int) -> Named:
+    ours = sources.topic_orders(own, found.key)
     theirs = (
         sources.order_side(app, found.key)
         if compare.says("orders", found.event_type, found.measure)
@@ -134,7 +134,7 @@ def _name(spark: Conn, app: Conn, found: compare.Difference, limit: int) -> Name
 
 
 def _store(
-    spark: Conn,
+    own: Conn,
     *,
     started_at: datetime,
     first: date,
@@ -143,8 +143,8 @@ def _store(
     report: Report,
 ) -> datetime:
     """The run and its days' results, replacing their last ones, in one transaction."""
-    with spark.transaction():
-        row = spark.execute(
+    with own.transaction():
+        row = own.execute(
             (SQL / "save_run.sql").read_text(),
             {
                 "started_at": started_at,
@@ -158,15 +158,15 @@ def _store(
         ).fetchone()
         assert row is not None
         run_id, finished_at = row
-        spark.execute((SQL / "clear_days.sql").read_text(), {"first": first, "last": last})
+        own.execute((SQL / "clear_days.sql").read_text(), {"first": first, "last": last})
         for day in sorted(days | {d.day for d in report.differences}):
             count = sum(d.day == day for d in report.differences)
-            spark.execute(
+            own.execute(
                 (SQL / "save_day.sql").read_text(),
                 {"day": day, "run_id": run_id, "differences": count},
             )
         for named in report.differences:
-            spark.execute(
+            own.execute(
                 (SQL / "save_difference.sql").read_text(),
                 {**vars(named), "orders_involved": named.involved},
             )
@@ -184,31 +184,31 @@ def run_once(
     the result; None when another run holds the lock (nothing is done)."""
     started_at = datetime.now(UTC)
     with ExitStack() as stack:
-        spark = stack.enter_context(_connect(settings, "spark"))
+        own = stack.enter_context(_connect(settings, "reconcile"))
         app = stack.enter_context(_connect(settings, "app"))
-        if spark.execute("SELECT pg_try_advisory_lock(%s)", (LOCK_KEY,)).fetchone() != (True,):
+        if own.execute("SELECT pg_try_advisory_lock(%s)", (LOCK_KEY,)).fetchone() != (True,):
             log.info("another reconciliation holds the lock: skipped")
             return None
         first, last = days_to_check(
             last_closed=closed_through(started_at, config.reconcile_settle),
             today=started_at.date(),
             config=config,
-            complete_from=_first_complete(spark, settings.topic),
+            complete_from=_first_complete(own, settings.topic),
             since=since,
             until=until,
         )
         read = topic.read_new(
-            spark,
+            own,
             bootstrap=settings.kafka_bootstrap,
             topic=settings.topic,
             budget_s=config.reconcile_read_budget_s,
         )
-        report = _compare(spark, app, settings, config, first, last, read)
-        spark.execute((SQL / "prune.sql").read_text(), {"keep_days": config.reconcile_keep_days})
+        report = _compare(own, app, settings, config, first, last, read)
+        own.execute((SQL / "prune.sql").read_text(), {"keep_days": config.reconcile_keep_days})
         if not report.compared:
             return report
         finished_at = _store(
-            spark,
+            own,
             started_at=started_at,
             first=first,
             last=last,
@@ -228,7 +228,7 @@ def run_once(
 
 
 def _compare(
-    spark: Conn,
+    own: Conn,
     app: Conn,
     settings: Settings,
     config: ReconcileSettings,
@@ -245,12 +245,12 @@ def _compare(
         return Report(first, last, 0, read.records, read.events, (), unread)
     values = {
         "orders": sources.orders(app, first, last),
-        "topic": sources.topic(spark, first, last),
+        "topic": sources.topic(own, first, last),
     }
     note: str | None = None
     try:  # the job usually follows closely: give it a moment to pass what was just read
         wait_for(
-            lambda: _job_has_applied(spark, settings),
+            lambda: _job_has_applied(own, settings),
             what="the job's ledger",
             timeout=config.reconcile_job_wait_s,
             interval=1.0,
@@ -259,11 +259,11 @@ def _compare(
     except NotReadyError:
         applied = False
     if applied:
-        values["analytics"] = sources.analytics(spark, first, last)
+        values["analytics"] = sources.analytics(own, first, last)
     else:
         note = "the job has not applied every record read yet: analytics not compared"
     found = compare.differences(values, compared=tuple(values))
-    named = [_name(spark, app, d, config.reconcile_named_orders) for d in found]
+    named = [_name(own, app, d, config.reconcile_named_orders) for d in found]
     active = tuple(sorted({key[0] for said in values.values() for key in said}))
     return Report(
         first, last, days, read.records, read.events, tuple(values), note, None, named, active

@@ -34,7 +34,8 @@ def read(conn: psycopg.Connection[Any]) -> State:
     return State(*row)
 
 
-def current(settings: Settings, *, timeout_s: int = 3) -> State:
-    """The state, read as the reconciler's role."""
-    with psycopg.connect(settings.dsn("spark"), connect_timeout=timeout_s) as conn:
+def current(settings: Settings, *, role: str = "observer", timeout_s: int = 3) -> State:
+    """The state, read as `role`: the ledger's readers' (the dashboard, onceflow-ops) by
+    default; the reconciler's own (`reconcile`) in the maintenance process."""
+    with psycopg.connect(settings.dsn(role), connect_timeout=timeout_s) as conn:
         return read(conn)
