@@ -323,6 +323,13 @@ def _list_pattern(pattern: str) -> str:
     return rf"^(?:{pattern})(?:{_SEPARATOR}(?:{pattern}))*\z"
 
 
+def _longer(text: Column, limit: int | Column) -> Column:
+    """Whether the text has more than `limit` characters. Counting characters walks the text;
+    its byte length is known, and a text has no more characters than bytes, so the count is
+    needed only when the byte length is over the limit."""
+    return (F.octet_length(text) > limit) & (F.length(text) > limit)
+
+
 def _breaks_each(field: Field, values: Column) -> Column:
     """Whether any element's value breaks the field's rule (array functions only)."""
     if field.timestamp or (field.max_length is not None and field.pattern is None):
@@ -333,9 +340,11 @@ def _breaks_each(field: Field, values: Column) -> Column:
         broken = broken | (F.size(F.array_except(values, known)) > 0)
     if field.pattern is not None:
         joined, count = F.array_join(values, _SEPARATOR), F.size(values)
-        separators = F.length(joined) - F.length(F.replace(joined, F.lit(_SEPARATOR), F.lit("")))
+        # The separator is one byte: the byte lengths count them without a walk over characters.
+        removed = F.replace(joined, F.lit(_SEPARATOR), F.lit(""))
+        separators = F.octet_length(joined) - F.octet_length(removed)
         if field.max_length is not None:  # spares the regex a huge text; the pattern decides
-            broken = broken | (F.length(joined) > count * (field.max_length + 1))
+            broken = broken | _longer(joined, count * (field.max_length + 1))
         broken = broken | (separators != count - 1) | ~joined.rlike(_list_pattern(field.pattern))
     if field.minimum is not None:
         broken = broken | (F.array_min(values) < field.minimum)
@@ -354,7 +363,7 @@ def _breaks(field: Field, value: Column) -> Column:
     if field.one_of:
         broken = broken | ~value.isin(list(field.one_of))
     if field.max_length is not None:
-        broken = broken | (F.length(value) > field.max_length)
+        broken = broken | _longer(value, field.max_length)
     if field.pattern is not None:
         broken = broken | ~value.rlike(S.full_match(field.pattern))
     if field.timestamp:  # its whole seconds s: |2s - (first + last)| > last - first
