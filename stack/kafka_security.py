@@ -231,7 +231,12 @@ def grants(settings: Settings, notify: NotificationSettings) -> list[Grant]:
         Grant("tests", _T.TOPIC, "*", (_O.ALL,)),
         Grant("tests", _T.GROUP, "*", (_O.ALL,)),
         Grant("tests", _T.TRANSACTIONAL_ID, "*", (_O.ALL,)),
-        Grant("tests", _T.BROKER, "kafka-cluster", (_O.DESCRIBE, _O.IDEMPOTENT_WRITE)),
+        Grant(
+            "tests",
+            _T.BROKER,
+            "kafka-cluster",
+            (_O.DESCRIBE, _O.DESCRIBE_CONFIGS, _O.IDEMPOTENT_WRITE),
+        ),
         Grant("tests", _T.TOPIC, outbox, (_O.WRITE, _O.DELETE, _O.ALTER), allow=False),
         Grant("tests", _T.TOPIC, notify.notify_topic, forged, prefixed=True, allow=False),
         Grant("tests", _T.TOPIC, notify.notify_changelog_topic, forged, allow=False),

@@ -82,6 +82,9 @@ class Pipeline:
         }
         env.update(
             ONCEFLOW_TOPIC=self.topic,
+            # The scratch topic is the tests principal's (docs/security.md): the job reads it
+            # as that principal, also when a benchmark (not pytest) starts it.
+            ONCEFLOW_KAFKA_PRINCIPAL="tests",
             ONCEFLOW_PG_DATABASE=database or self.database,
             ONCEFLOW_AGG_CHECKPOINT_DIR=str(self.checkpoint),
             ONCEFLOW_AGG_BACKFILL_CHECKPOINT_ROOT=str(self.tmp / "backfill"),

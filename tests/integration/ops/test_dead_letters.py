@@ -53,6 +53,8 @@ class Scratch:
             if not k.startswith("ONCEFLOW_") or k == "ONCEFLOW_TOPOLOGY"
         }
         env.update(
+            # The scratch topics are the tests principal's (docs/security.md).
+            ONCEFLOW_KAFKA_PRINCIPAL="tests",
             ONCEFLOW_PG_DATABASE=self.database,
             ONCEFLOW_TOPIC=self.topic,
             ONCEFLOW_NOTIFY_DLQ_TOPIC=self.dlq,
