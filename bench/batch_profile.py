@@ -26,6 +26,7 @@ import random
 import re
 import shutil
 import statistics
+import subprocess
 import time
 import uuid
 from collections import defaultdict
@@ -258,11 +259,17 @@ def spark_batches(events_: Iterable[dict[str, Any]]) -> list[SparkBatch]:
 
 
 def read_event_log(folder: Path) -> list[dict[str, Any]]:
-    """Every event of the Spark event logs in `folder`."""
+    """Every event of the Spark event logs in `folder` (Spark 4 writes each as a directory of
+    events_N_* files, zstd-compressed unless spark.eventLog.compress is off)."""
     found: list[dict[str, Any]] = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        with path.open() as f:
-            found.extend(json.loads(line) for line in f if line.strip())
+    for path in sorted(folder.rglob("events_*")):
+        if path.suffix == ".zstd":
+            text = subprocess.run(
+                ["zstd", "-dc", str(path)], capture_output=True, text=True, check=True
+            ).stdout
+        else:
+            text = path.read_text()
+        found.extend(json.loads(line) for line in text.splitlines() if line.strip())
     return found
 
 
@@ -295,7 +302,7 @@ def _profiled_job(p: Pipeline, spark_log: Path, *args: str, **extra: str) -> Job
     spark_log.mkdir(parents=True, exist_ok=True)
     os.environ["PYSPARK_SUBMIT_ARGS"] = (
         f"--conf spark.eventLog.enabled=true --conf spark.eventLog.dir=file://{spark_log}"
-        " pyspark-shell"
+        " --conf spark.eventLog.compress=false pyspark-shell"
     )
     try:
         # The job reads the scratch topic as the test suites' Kafka principal (ACLs).
