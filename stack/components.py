@@ -254,9 +254,10 @@ def components(settings: Settings) -> list[Component]:
             probe=functools.partial(
                 answers, f"http://127.0.0.1:{retention.maintenance_metrics_port}/metrics"
             ),
-            # Its tasks' roles (services/maintenance/tasks.py: the prunes of the job's
-            # bookkeeping are the job's role's) and the reconciler's (app, reconcile).
-            db_roles=("app", "spark", "reconcile"),
+            # Its tasks' roles (services/maintenance/tasks.py: the key purge as app, the
+            # prunes of the job's bookkeeping as maintenance) and the reconciler's (app,
+            # reconcile); not the job's.
+            db_roles=("app", "maintenance", "reconcile"),
             # The reconciler reads the outbox topic.
             kafka_principal="ops",
         ),

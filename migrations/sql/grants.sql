@@ -8,6 +8,7 @@
 --                     and in temp tables
 --   onceflow_analyst  analysts: read analytics, and nothing of schema aggregation (no USAGE)
 --   onceflow_observer, onceflow_reconcile: read the job's ledger (below)
+--   onceflow_maintenance: prune the job's bookkeeping (below)
 GRANT USAGE ON SCHEMA orders TO onceflow_app, onceflow_cdc;
 GRANT SELECT, INSERT, UPDATE, DELETE
     ON orders.orders, orders.order_items, orders.outbox, orders.idempotency_keys TO onceflow_app;
@@ -65,6 +66,23 @@ DO $$ BEGIN
         GRANT SELECT, INSERT ON aggregation.staging_inbox TO onceflow_spark_stage;
     END IF;
 END $$;
+-- Maintenance's prunes of the job's bookkeeping (from migration 0021, which runs this file
+-- again): onceflow_maintenance deletes what is past its window from the ledger, the late events
+-- and the staging area (services/maintenance/sql/), and rolls the de-duplication set's
+-- partitions through the owner's functions; it inserts and updates nothing.
+DO $$ BEGIN
+    IF to_regprocedure('aggregation.dedup_forget(timestamptz)') IS NOT NULL
+       AND to_regclass('aggregation.staged_records') IS NOT NULL THEN
+        GRANT USAGE ON SCHEMA aggregation TO onceflow_maintenance;
+        GRANT SELECT, DELETE ON aggregation.applied_batches, aggregation.late_events,
+            aggregation.staged_records TO onceflow_maintenance;
+        GRANT SELECT ON aggregation.applied_events, aggregation.dedup_partitions,
+            aggregation.dedup_state TO onceflow_maintenance;
+        GRANT EXECUTE ON FUNCTION aggregation.dedup_bucket(timestamptz),
+            aggregation.dedup_cover(timestamptz[]), aggregation.dedup_forget(timestamptz),
+            aggregation.dedup_set_width(interval) TO onceflow_maintenance;
+    END IF;
+END $$;
 -- Who reads the job's ledger without writing it (from migration 0020, which runs this file
 -- again): the job's role is the job's alone.
 --   onceflow_observer   the dashboard and onceflow-ops (overview, trace): SELECT on the ledger
@@ -104,7 +122,8 @@ BEGIN
              WHERE table_schema IN ('orders', 'analytics', 'aggregation')
                AND grantee NOT IN ('onceflow_app', 'onceflow_cdc', 'onceflow_spark',
                                    'onceflow_spark_stage', 'onceflow_observer',
-                                   'onceflow_reconcile', 'onceflow_analyst', current_user) LOOP
+                                   'onceflow_reconcile', 'onceflow_maintenance',
+                                   'onceflow_analyst', current_user) LOOP
         EXECUTE format('REVOKE ALL ON %I.%I FROM %I', g.table_schema, g.table_name, g.grantee);
     END LOOP;
 END $$;

@@ -21,23 +21,19 @@ Revises: 0019_executors_stage_role
 Create Date: 2026-11-26
 """
 
-from pathlib import Path
-
 from alembic import op
+
+from migrations import grants
 
 revision = "0020_ledger_readers"
 down_revision = "0019_executors_stage_role"
 branch_labels = None
 depends_on = None
 
-SQL = Path(__file__).resolve().parents[1] / "sql"
-
 
 def upgrade() -> None:
-    op.execute("SET LOCAL lock_timeout = '10s'")
-    op.execute((SQL / "grants.sql").read_text())
+    grants.grant_again(op)
 
 
 def downgrade() -> None:
-    op.execute("SET LOCAL lock_timeout = '10s'")
-    op.execute((SQL / "ledger_readers_down.sql").read_text())
+    grants.run(op, "ledger_readers_down.sql")

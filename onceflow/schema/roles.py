@@ -14,5 +14,7 @@ GROUPS: dict[str, str] = {
     "observer": "onceflow_observer",
     # The reconciler: schema reconcile, reads of analytics.daily_sales and the ledger (0020).
     "reconcile": "onceflow_reconcile",
+    # Maintenance's prunes of the job's bookkeeping: SELECT and DELETE, the dedup set's roll (0021).
+    "maintenance": "onceflow_maintenance",
     "analyst": "onceflow_analyst",
 }

@@ -29,6 +29,7 @@ ROLES = (
     "spark_stage",
     "observer",
     "reconcile",
+    "maintenance",
     "analyst",
     "monitor",
 )
@@ -56,8 +57,7 @@ class Settings(TopologySettings):
     app_db_password: SecretStr | None = None
     cdc_db_user: str = "shop_cdc"
     cdc_db_password: SecretStr | None = None
-    # The job's driver: the ledger, the analytics tables, the staging area's reads and deletes
-    # (and maintenance's prunes of them).
+    # The job's driver: the ledger, the analytics tables, the staging area's reads and deletes.
     spark_db_user: str = "shop_spark"
     spark_db_password: SecretStr | None = None
     # The job's executors: INSERT into the staging area, nothing else (migration 0019).
@@ -71,6 +71,11 @@ class Settings(TopologySettings):
     # positions (migration 0020).
     reconcile_db_user: str = "shop_reconcile"
     reconcile_db_password: SecretStr | None = None
+    # The maintenance process's prunes of the job's bookkeeping: delete what is past its window
+    # from the ledger, the late events and the staging area, roll the de-duplication set's
+    # partitions (migration 0021); no insert or update anywhere.
+    maintenance_db_user: str = "shop_maintenance"
+    maintenance_db_password: SecretStr | None = None
     analyst_db_user: str = "analyst"
     analyst_db_password: SecretStr | None = None
     # prometheus-postgres-exporter: member of pg_monitor only, no access to any table's rows.

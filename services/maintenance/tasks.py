@@ -97,7 +97,7 @@ class RollDedup:
     of the configured width created ahead, those that ended before the window dropped."""
 
     name: str = "dedup_ids"
-    role: str = "spark"
+    role: str = "maintenance"
 
     def run(self, conn: psycopg.Connection[Any], windows: Windows, *, batch: int) -> int:
         """Forget the ids of the partitions past the window; return how many were forgotten."""
@@ -124,8 +124,9 @@ class RollDedup:
 
 TASKS: tuple[Task, ...] = (
     _prune("idempotency_keys", "app", lambda w: w.idempotency_keys),
-    _prune("ledger", "spark", lambda w: w.dedup),
-    _prune("late_events", "spark", lambda w: w.dedup),
-    _prune("staged_records", "spark", lambda w: w.staged),
+    # The job's bookkeeping, as maintenance's own role (not the job's: migration 0021).
+    _prune("ledger", "maintenance", lambda w: w.dedup),
+    _prune("late_events", "maintenance", lambda w: w.dedup),
+    _prune("staged_records", "maintenance", lambda w: w.staged),
     RollDedup(),
 )

@@ -1,7 +1,8 @@
 """The job's ledger has read-only readers (contract section 2b, migration 0020): the dashboard and
 onceflow-ops read it as `observer`, the reconciler as `reconcile`, and neither holds the job's
 password. Their reads work with a wrong password for the job's role, and each write they try on
-the ledger is Postgres' own refusal (insufficient privilege), on the stack's database."""
+the ledger is Postgres' own refusal (insufficient privilege), on the stack's database. Maintenance
+prunes the job's bookkeeping as `maintenance` (migration 0021): deletes, and no other write."""
 
 from collections.abc import Iterator
 from typing import Any
@@ -114,6 +115,20 @@ def test_the_reconciler_writes_only_its_own_schema(reconciler: Conn) -> None:
     )
     assert "permission denied" in refused(reconciler, "SELECT 1 FROM aggregation.applied_events")
     assert "permission denied" in refused(reconciler, "SELECT 1 FROM analytics.customer_sales")
+
+
+def test_maintenance_only_deletes_from_the_job_s_bookkeeping() -> None:
+    for conn in connect("maintenance"):
+        for table in ("aggregation.applied_batches", "aggregation.late_events"):
+            conn.execute(f"DELETE FROM {table} WHERE false")
+        for statement in WRITES[:2]:
+            for table in LEDGER:
+                assert "permission denied" in refused(conn, statement.format(table=table))
+        assert "permission denied" in refused(conn, "TRUNCATE aggregation.applied_batches")
+        # Forgetting ids is dropping a partition, through the owner's function, never a DELETE.
+        assert "permission denied" in refused(conn, "DELETE FROM aggregation.applied_events")
+        assert "permission denied" in refused(conn, "SELECT 1 FROM analytics.daily_sales")
+        assert "permission denied" in refused(conn, "SELECT aggregation.lock_writers()")
 
 
 def test_the_job_s_role_no_longer_has_the_reconciler_s_schema() -> None:

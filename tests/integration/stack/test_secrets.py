@@ -108,19 +108,15 @@ def test_each_program_holds_only_its_own_secrets() -> None:
     assert all(held[name] == allowed[name] for name in from_env)
 
 
-def test_the_ledgers_readers_do_not_get_the_jobs_password() -> None:
+def test_no_program_but_the_job_gets_the_jobs_password() -> None:
     """The dashboard (and onceflow-ops) read the job's ledger as `observer`, the reconciler as
-    `reconcile` (migration 0020): only the job and maintenance, whose prunes of the job's
-    bookkeeping are the job's role's, are given the job's password (read from its file; no
-    program's environment holds it: the test above)."""
+    `reconcile` (migration 0020), maintenance prunes the job's bookkeeping as `maintenance`
+    (0021): only the job is given the job's password (read from its file; no program's
+    environment holds it: the test above)."""
     parts = {c.name: c for c in components(get_settings())}
-    assert "spark" not in parts["dashboard"].db_roles
     assert "observer" in parts["dashboard"].db_roles
-    assert "reconcile" in parts["maintenance"].db_roles
-    assert {name for name, c in parts.items() if "spark" in c.db_roles} == {
-        "aggregation",
-        "maintenance",
-    }
+    assert {"reconcile", "maintenance"} <= set(parts["maintenance"].db_roles)
+    assert {name for name, c in parts.items() if "spark" in c.db_roles} == {"aggregation"}
 
 
 def test_secret_files_are_their_owners_only() -> None:
