@@ -8,11 +8,9 @@ timeout); and each principal can do its own part.
 
 A node of its own (free ports, a temporary data folder), so the running stack is untouched."""
 
-import socket
 import subprocess
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +20,10 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from onceflow import paths
 from onceflow.settings import NotificationSettings, Settings
-from onceflow.settings.kafka_auth import AGGREGATION_GROUP_PREFIX, KafkaAuthSettings
-from onceflow.topology import HOST, KafkaNode
-from stack import jvm, kafka_security
-from stack.node_configs import KAFKA_TEMPLATE, render
-from stack.waiting import wait_for
+from onceflow.settings.kafka_auth import AGGREGATION_GROUP_PREFIX
+from stack import kafka_security
 from tests.integration.stack.kafka_writes import REFUSAL_TIMEOUT_S, code_of, produce
+from tests.integration.stack.sasl_node import Node, sasl_node
 
 pytestmark = pytest.mark.integration
 
@@ -35,107 +31,16 @@ NOTIFY = NotificationSettings()
 OUTBOX = Settings().topic
 
 
-@dataclass(frozen=True)
-class Node:
-    bootstrap: str
-    auth: KafkaAuthSettings
-
-    def config(self, principal: str | None, **extra: Any) -> dict[str, Any]:
-        base: dict[str, Any] = (
-            self.auth.client_config(self.bootstrap, principal)
-            if principal
-            else {"bootstrap.servers": self.bootstrap}
-        )
-        return {**base, "log_level": 0, **extra}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def java(main: str, *args: str) -> list[str]:
-    return [
-        "java",
-        "-Xms128m",
-        "-Xmx384m",
-        "-XX:+UseSerialGC",
-        f"-Dlog4j2.configurationFile={jvm.LOG4J}",
-        "-cp",
-        f"{paths.LIB / 'kafka'}/*",
-        main,
-        *args,
-    ]
-
-
-def admin_answers(admin: AdminClient) -> bool:
-    try:
-        return bool(admin.list_topics(timeout=3).brokers)
-    except KafkaException:
-        return False
-
-
 @pytest.fixture(scope="module")
 def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Node]:
     if not (paths.LIB / "kafka").is_dir():
         pytest.fail("no Kafka jars in .stack/lib/kafka: run `make up`")
-    folder = tmp_path_factory.mktemp("kafka-sasl")
-    # Each client as the principal it names (not the suites' `tests`, tests/conftest.py).
-    auth = KafkaAuthSettings(
-        kafka_sasl=True, kafka_password_dir=folder / "secrets", kafka_principal=None
-    )
-    assert set(kafka_security.ensure_passwords(auth)) == {"broker", *_clients()}
-    port, controller = free_port(), free_port()
-    kafka = KafkaNode("kafka", 1, port, controller, 0)
-    overrides = {
-        "controller.quorum.bootstrap.servers": f"{HOST}:{controller}",
-        "log.dirs": str(folder / "data"),
-        "transaction.state.log.num.partitions": "3",
-        "offsets.topic.num.partitions": "3",
-        **kafka_security.node_overrides(kafka, auth.password(kafka_security.BROKER)),
-    }
-    template = (paths.ROOT / KAFKA_TEMPLATE).read_text()
-    properties = folder / "server.properties"
-    properties.write_text(render(template, overrides, source=KAFKA_TEMPLATE))
-    subprocess.run(
-        java(
-            "kafka.tools.StorageTool",
-            "format",
-            "--config",
-            str(properties),
-            f"--cluster-id={uuid.uuid4().hex[:22]}",
-            "--standalone",
-            *kafka_security.format_arguments(auth.password(kafka_security.BROKER)),
-        ),
-        cwd=paths.ROOT,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    log = (folder / "kafka.log").open("w")
-    process = subprocess.Popen(
-        java("kafka.Kafka", str(properties)), cwd=paths.ROOT, stdout=log, stderr=log
-    )
-    try:
-        admin = kafka_security.admin(kafka.address, auth)
-        wait_for(lambda: admin_answers(admin), timeout=120, what="the SASL node answers")
-        assert set(kafka_security.ensure_users(admin, auth)) == set(_clients())
-        assert kafka_security.ensure_users(admin, auth) == []  # idempotent
-        kafka_security.ensure_acls(admin, kafka_security.grants(Settings(), NOTIFY))
+    with sasl_node(tmp_path_factory.mktemp("kafka-sasl")) as started:
+        admin = kafka_security.admin(started.bootstrap, started.auth)
         topics = [OUTBOX, NOTIFY.notify_topic, NOTIFY.notify_changelog_topic]
         for future in admin.create_topics([NewTopic(t, 1, 1) for t in topics]).values():
             future.result(timeout=30)
-        yield Node(kafka.address, auth)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+        yield started
 
 
 def _clients() -> list[str]:
