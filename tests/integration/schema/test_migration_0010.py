@@ -1,7 +1,7 @@
 """Migration 0010 adds the job's staging area (analytics.staged_records, in schema aggregation
 since migration 0018) as an UNLOGGED table
-with its index, that the job's group may only read, insert into and delete from (analysts:
-nothing), and downgrades cleanly (upgrading again restores it all)."""
+with its index, that the job's group may only read, insert into and delete from (maintenance's:
+read and delete; analysts: nothing), and downgrades cleanly (upgrading again restores it all)."""
 
 import uuid
 from collections.abc import Iterator
@@ -27,7 +27,12 @@ PRIVILEGES = (
     " ORDER BY 1, 2"
 )
 AREA = [("staged_records", "r", "u"), ("staged_records_by_batch", "i", "u")]
-JOB = [("onceflow_spark", p) for p in ("DELETE", "INSERT", "SELECT")]
+# The job's group, and maintenance's, which prunes it (migration 0021).
+JOB = [
+    ("onceflow_maintenance", "DELETE"),
+    ("onceflow_maintenance", "SELECT"),
+    *[("onceflow_spark", p) for p in ("DELETE", "INSERT", "SELECT")],
+]
 
 
 @pytest.fixture
