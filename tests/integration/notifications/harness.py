@@ -32,7 +32,7 @@ from onceflow.paths import ROOT
 from onceflow.settings import NotificationSettings, RetentionSettings, Settings, get_settings
 from onceflow.settings.kafka_auth import client_config
 from stack import topics
-from stack.waiting import port_open, wait_for
+from stack.waiting import NotReadyError, port_open, wait_for
 from tests.e2e.kafka_reader import Record as Committed
 from tests.e2e.kafka_reader import read_until
 from tests.oracle.events import Record, event, record
@@ -114,6 +114,7 @@ class Scratch:
         """Print what each instance logged above INFO (a failed test shows it as captured
         output: a CI run keeps no files)."""
         for instance in self.instances:
+            instance.dump_stacks()  # a live one may be where the test got stuck
             lines = instance.log.read_text(errors="replace").splitlines()
             told = [line for line in lines if '"level":"INFO"' not in line]
             print(f"--- instance {instance.n} ({instance.log.name}): {len(told)} lines above INFO")
@@ -174,12 +175,28 @@ class Instance:
         self.process.send_signal(signum)
 
     def stop(self, timeout: float = 60) -> int:
-        """SIGTERM and wait; the exit code."""
+        """SIGTERM and wait; the exit code. One that does not stop in time leaves its threads'
+        stacks in its log (and the test fails saying so)."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-        code = self.process.wait(timeout)
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.dump_stacks()
+            raise AssertionError(
+                f"instance {self.n} did not stop within {timeout:.0f} s of SIGTERM"
+            ) from None
         self._log.close()
         return code
+
+    def dump_stacks(self) -> None:
+        """A running instance writes every thread's stack to its log (faulthandler, SIGUSR1)."""
+        if self.process.poll() is not None:
+            return
+        size = self.log.stat().st_size
+        self.process.send_signal(signal.SIGUSR1)
+        with contextlib.suppress(NotReadyError):
+            wait_for(lambda: self.log.stat().st_size > size, what="a stack dump", timeout=5)
 
 
 class Input:
