@@ -218,6 +218,7 @@ class Input:
         self.landed: dict[bytes, int] = {}  # a delivered value -> its partition
         self.offsets: dict[bytes, tuple[int, int]] = {}  # a delivered value -> partition, offset
         self.values: dict[str, bytes] = {}  # event id -> its record's value
+        self.refused: dict[bytes, str] = {}  # a value the broker never took -> the error
 
     def order(self, *, events: int = 2) -> None:
         """Produce one order's first `events` events (placed, paid, shipped)."""
@@ -242,6 +243,8 @@ class Input:
 
     def _landed(self, error: KafkaError | None, message: Message) -> None:
         value, partition, offset = message.value(), message.partition(), message.offset()
+        if error is not None and value is not None:
+            self.refused[value] = error.str()
         if error is None and value is not None and partition is not None:
             self.landed[value] = partition
             if offset is not None:
@@ -249,8 +252,14 @@ class Input:
 
     def where(self, event_ids: set[str]) -> str:
         """Where these events' records landed (partition@offset), for a failure message."""
-        found = (self.offsets.get(self.values.get(e, b"")) for e in sorted(event_ids))
-        return ", ".join(f"{p[0]}@{p[1]}" if p else "not delivered" for p in found)
+        values = [self.values.get(e, b"") for e in sorted(event_ids)]
+        return ", ".join(self._where(v) for v in values)
+
+    def _where(self, value: bytes) -> str:
+        if value in self.offsets:
+            partition, offset = self.offsets[value]
+            return f"{partition}@{offset}"
+        return f"not delivered ({self.refused.get(value, 'no delivery report yet')})"
 
     def poison_record(self, *, pad: int = 0) -> None:
         """A record that is not JSON; padded past the event size limit, an oversized one."""
