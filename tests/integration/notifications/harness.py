@@ -252,8 +252,10 @@ class Input:
 
     def where(self, event_ids: set[str]) -> str:
         """Where these events' records landed (partition@offset), for a failure message."""
-        values = [self.values.get(e, b"") for e in sorted(event_ids)]
-        return ", ".join(self._where(v) for v in values)
+        index = {e: i for i, e in enumerate(self.event_ids)}
+        found = sorted((index.get(e, -1), e) for e in event_ids)
+        total = len(self.event_ids)
+        return ", ".join(f"#{i}/{total} {self._where(self.values.get(e, b''))}" for i, e in found)
 
     def _where(self, value: bytes) -> str:
         if value in self.offsets:
