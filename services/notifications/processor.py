@@ -121,6 +121,10 @@ class Processor:
         self._rewound = False  # a failed batch was rewound since the last consume() began
         self._polls = 0  # consume() calls returned
         self._tail_at = -1  # self._polls when the changelog's tail was last read
+        # Leaving the group: a rebalance in progress may still hand partitions over inside
+        # close(); they are not read, so their committed offsets are not asked for (that
+        # request never completes once the consumer is closing: a stop then waited 10 x 60 s).
+        self._closing = False
 
     def run(self, stop: threading.Event) -> None:
         """Process batches until `stop` is set; raise on a fatal error (the caller exits)."""
@@ -151,6 +155,7 @@ class Processor:
                 # shutdown() below would wait for it: release it so the fatal error exits.
                 self._inflight.polled.set()
             self._committer.shutdown()  # after a failure: the transaction in flight ends first
+            self._closing = True
             self._consumer.close()  # leaves the group; no transaction is open here
             if self._tail is not None:
                 self._tail.close()
@@ -416,6 +421,12 @@ class Processor:
         return committed
 
     def _assigned(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        if self._closing:
+            log.info(
+                "assigned while leaving: not read",
+                extra={"partitions": [tp.partition for tp in partitions]},
+            )
+            return
         self._settle(again=False)
         starts = self._starting_offsets(partitions)
         ids = [tp.partition for tp in starts]
