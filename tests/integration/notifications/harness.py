@@ -22,6 +22,7 @@ from confluent_kafka import (
     Consumer,
     IsolationLevel,
     KafkaError,
+    KafkaException,
     Message,
     Producer,
     TopicPartition,
@@ -109,6 +110,30 @@ class Scratch:
             RetentionSettings(),
         )
         topics.ensure_topics(self.settings.kafka_bootstrap, wanted)
+        names = [t.name for t in wanted]
+        wait_for(lambda: self._ready(names), what="the scratch topics' partitions", timeout=60)
+
+    def _ready(self, names: list[str]) -> bool:
+        """Every partition of these topics has a leader that answers for its log. Records a test
+        produced within ~0.1 s of creating its topics were seen lost now and then (one order's
+        records: no delivery report, not in the topic) until the test waited for this."""
+        admin = AdminClient(client_config(self.settings.kafka_bootstrap, "tests"))
+        listed = admin.list_topics(timeout=30).topics
+        request = {}
+        for name in names:
+            topic = listed.get(name)
+            if topic is None or topic.error is not None or not topic.partitions:
+                return False
+            if any(p.error is not None or p.leader < 0 for p in topic.partitions.values()):
+                return False
+            latest = OffsetSpec.latest()  # type: ignore[no-untyped-call]
+            request.update({TopicPartition(name, p): latest for p in topic.partitions})
+        try:
+            for future in admin.list_offsets(request, request_timeout=30).values():
+                future.result()
+        except KafkaException:
+            return False
+        return True
 
     def tell(self) -> None:
         """Print what each instance logged above INFO (a failed test shows it as captured
@@ -211,6 +236,10 @@ class Input:
                 "topic.metadata.refresh.interval.ms": 2000,  # sees added partitions soon
             }
         )
+        # The topic's partitions known before the first record (see Scratch._ready).
+        listed = self._producer.list_topics(self.topic, timeout=30).topics[self.topic]
+        assert listed.error is None, f"{self.topic}: {listed.error}"
+        assert listed.partitions, f"{self.topic} has no partitions"
         self.event_ids: list[str] = []
         self.sent: list[Record] = []  # the valid records, to send again as duplicates
         self.poison: dict[bytes, str] = {}  # raw value -> the dead letter's error
