@@ -23,7 +23,7 @@ from onceflow.topology import HOST, KafkaNode, Layout
 from stack import kafka_security, node_configs, supervisor
 from stack.components import Component
 from stack.ops_secret import write_private
-from stack.waiting import port_open, wait_for
+from stack.waiting import NotReadyError, port_open, wait_for
 
 # A node's start with SASL on a cluster waits for its quorum, as in `make up`.
 NODE_START_SECONDS = 180.0
@@ -88,18 +88,22 @@ def switch(
     say("Kafka: restarting with SASL and a loopback migration listener")
     _restart_nodes(nodes)
     first = layout.kafka[0]
-    wait_for(
-        lambda: _answers_on_migration_listener(first, len(layout.kafka)),
-        what=f"{first.program}'s migration listener",
-        timeout=NODE_START_SECONDS,
-    )
     rows = kafka_security.grants(settings, notify)
     try:
+        wait_for(
+            lambda: _answers_on_migration_listener(first, len(layout.kafka)),
+            what=f"{first.program}'s migration listener",
+            timeout=NODE_START_SECONDS,
+        )
         kafka_security.migrate(f"{HOST}:{kafka_security.migration_port(first)}", auth, rows)
-    except KafkaException as exc:
+    except (KafkaException, NotReadyError) as exc:
+        # The migration listener is an unauthenticated super user: no node keeps it open
+        # while nobody migrates (the nodes start with it again when this is run again).
+        for part in reversed(nodes):
+            supervisor.stop(part.name)
         raise RuntimeError(
             f"creating Kafka's credentials and ACLs through {first.program}'s migration listener "
-            f"failed ({exc}); the nodes keep the migration listener until this is run again"
+            f"failed ({exc}); the nodes are stopped until this is run again"
         ) from exc
     say("Kafka: SCRAM credentials and ACLs created; restarting with SASL alone")
     node_configs.write_all(layout, auth)
