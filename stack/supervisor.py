@@ -1,5 +1,6 @@
 """Supervisor as the stack's process manager: render its config, run it, talk to it over XML-RPC."""
 
+import os
 import subprocess
 import xmlrpc.client
 from typing import Any, cast
@@ -139,10 +140,15 @@ def start_or_update(config_text: str) -> None:
     if is_running():
         subprocess.run([*_ctl(), "update"], check=True, capture_output=True)
         return
+    # Every program inherits supervisord's environment: never its starter's Kafka principal
+    # (the test suite's is `tests`, whose ACLs deny the pipeline's transactional ids; a
+    # `make up` run by a test once made the notifications processor log in as it).
+    env = {k: v for k, v in os.environ.items() if k != "ONCEFLOW_KAFKA_PRINCIPAL"}
     subprocess.run(
         [str(paths.VENV_BIN / "supervisord"), "-c", str(paths.SUPERVISOR_CONF)],
         check=True,
         capture_output=True,
+        env=env,
     )
     wait_for(is_running, what="supervisord", timeout=30)
 

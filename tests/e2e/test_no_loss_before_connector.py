@@ -10,10 +10,12 @@ from collections.abc import Iterator
 import httpx
 import psycopg
 import pytest
+from confluent_kafka.admin import AclBindingFilter, AclOperation, ResourceType
 
 from onceflow.settings import Settings
+from onceflow.settings.kafka_auth import get_kafka_auth_settings
 from onceflow.settings.ops import get_ops_settings
-from stack import connector, postgres
+from stack import connector, kafka_security, postgres
 from stack.waiting import wait_for
 from tests.e2e.kafka_reader import read_events
 from tests.e2e.orders import place
@@ -38,15 +40,56 @@ def fresh_slot(settings: Settings) -> Iterator[str]:
         conn.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
 
 
+@pytest.fixture
+def topic_prefix(settings: Settings) -> Iterator[str]:
+    """A topic prefix of the test's own that Kafka Connect's principal may write while the test
+    runs (its ACLs name the outbox topic alone), granted and taken back as the broker."""
+    prefix = f"test.fresh.{uuid.uuid4().hex[:8]}"
+    auth = get_kafka_auth_settings()
+    if not auth.kafka_sasl:
+        yield prefix
+        return
+    grant = kafka_security.Grant(
+        "connect",
+        ResourceType.TOPIC,
+        prefix,
+        (
+            AclOperation.WRITE,
+            AclOperation.DESCRIBE,
+            AclOperation.CREATE,
+            AclOperation.DESCRIBE_CONFIGS,
+        ),
+        prefixed=True,
+    )
+    admin = kafka_security.admin(settings.kafka_bootstrap, auth)
+    kafka_security.ensure_acls(admin, [grant])
+    try:
+        yield prefix
+    finally:
+        filters = [
+            AclBindingFilter(
+                b.restype,
+                b.name,
+                b.resource_pattern_type,
+                b.principal,
+                b.host,
+                b.operation,
+                b.permission_type,
+            )
+            for b in kafka_security.acl_bindings([grant])
+        ]
+        for future in admin.delete_acls(filters).values():
+            future.result(timeout=30)
+
+
 def test_orders_posted_before_first_start_all_arrive(
-    api: httpx.Client, settings: Settings, fresh_slot: str
+    api: httpx.Client, settings: Settings, fresh_slot: str, topic_prefix: str
 ) -> None:
     orders = [
         place(api, f"fresh-{i}", "EUR", [{"sku": "SKU-1", "quantity": 1, "unit_price_cents": 100}])
         for i in range(10)
     ]
     name = f"fresh-start-test-{uuid.uuid4().hex[:8]}"
-    topic_prefix = f"test.fresh.{uuid.uuid4().hex[:8]}"
     config = connector.connector_config() | {
         "name": name,
         "slot.name": fresh_slot,
