@@ -6,7 +6,7 @@ from fastapi import FastAPI, Request
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from services.orders.entrypoints.problems import problem_response
+from onceflow.problems import problem_response
 
 log = logging.getLogger("onceflow.dashboard")
 

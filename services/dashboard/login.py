@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from services.orders.entrypoints.problems import problem_response
+from onceflow.problems import problem_response
 
 # The liveness probe of the stack (it tells nothing about the pipeline).
 OPEN_PATHS = frozenset({"/healthz"})

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from onceflow.problems import TYPE_PREFIX
 from onceflow.settings import Settings
-from services.orders.entrypoints.problems import TYPE_PREFIX
 from stack.waiting import wait_for
 from tests import faults
 from tests.e2e.api_instance import api_instance

@@ -4,8 +4,8 @@ import anyio
 from fastapi import APIRouter
 from starlette.responses import HTMLResponse, Response
 
+from onceflow.problems import problem_response
 from services.dashboard.docs import HEADERS, find, index, page
-from services.orders.entrypoints.problems import problem_response
 
 router = APIRouter()
 

@@ -11,8 +11,8 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from onceflow import contract
+from onceflow.problems import problem_response
 from services.dashboard.journeys import JourneyLookup
-from services.orders.entrypoints.problems import problem_response
 
 router = APIRouter(prefix="/api/journey", tags=["journey"])
 log = logging.getLogger("onceflow.dashboard")

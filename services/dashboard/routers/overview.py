@@ -9,10 +9,10 @@ import anyio
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from onceflow.problems import problem_response
 from services.dashboard.overviews import WAIT_S, Shared
 from services.dashboard.tiles import tiles
 from services.ops.journey import iso
-from services.orders.entrypoints.problems import problem_response
 
 router = APIRouter(prefix="/api", tags=["overview"])
 log = logging.getLogger("onceflow.dashboard")

@@ -7,8 +7,8 @@ from fastapi import APIRouter, Request
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import FileResponse, Response
 
+from onceflow.problems import problem_response
 from services.dashboard.panels import page_config
-from services.orders.entrypoints.problems import problem_response
 
 HERE = Path(__file__).resolve().parent.parent
 STATIC = HERE / "static"

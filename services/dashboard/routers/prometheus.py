@@ -12,8 +12,8 @@ import httpx
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from onceflow.problems import problem_response
 from onceflow.settings import ObservabilitySettings
-from services.orders.entrypoints.problems import problem_response
 
 router = APIRouter(prefix="/api/prom", tags=["prometheus"])
 UNREACHABLE = "prometheus-unreachable"

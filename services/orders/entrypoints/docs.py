@@ -9,7 +9,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import HTMLResponse, Response
 
-from services.orders.entrypoints.problems import problem_response
+from onceflow.problems import problem_response
 
 SWAGGER_UI = Path(__file__).resolve().parents[1] / "node_modules" / "swagger-ui-dist"
 ASSETS = "/docs/assets"

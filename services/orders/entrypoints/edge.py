@@ -26,9 +26,9 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 
+from onceflow.problems import PROBLEM_JSON, problem_document
 from onceflow.settings import get_api_settings
 from services.orders.entrypoints import metrics
-from services.orders.entrypoints.problems import PROBLEM_JSON, problem_document
 
 log = logging.getLogger("onceflow.api")
 

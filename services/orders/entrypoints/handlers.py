@@ -11,8 +11,9 @@ from psycopg_pool import PoolTimeout
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
+from onceflow.problems import problem_response
 from services.orders.domain.outcomes import IdempotencyKeyReusedError, RequestInFlightError
-from services.orders.entrypoints.problems import ProblemError, problem_response, unavailable
+from services.orders.entrypoints.problems import ProblemError, unavailable
 from services.orders.service_layer.pagination import InvalidCursorError
 
 log = logging.getLogger("onceflow.api")

@@ -12,8 +12,9 @@ import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from onceflow import logs
+from onceflow.problems import PROBLEM_JSON, problem_response
 from services.orders.entrypoints import metrics
-from services.orders.entrypoints.problems import PROBLEM_JSON, ProblemError, problem_response
+from services.orders.entrypoints.problems import ProblemError
 
 access_log = logging.getLogger("onceflow.access")
 log = logging.getLogger("onceflow.api")

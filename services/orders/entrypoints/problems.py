@@ -1,4 +1,5 @@
-"""RFC 9457 problem details: the body of every error response."""
+"""RFC 9457 problem details: the body of every error response of the orders API (rendered by
+onceflow/problems.py): the model, the problems the API answers with, their OpenAPI entries."""
 
 import math
 from http import HTTPStatus
@@ -6,10 +7,8 @@ from typing import Any
 
 import orjson
 from pydantic import BaseModel, Field
-from starlette.responses import Response
 
-PROBLEM_JSON = "application/problem+json"
-TYPE_PREFIX = "urn:onceflow:problem:"
+from onceflow.problems import PROBLEM_JSON, problem_document
 
 
 class FieldError(BaseModel):
@@ -43,15 +42,6 @@ class ProblemError(Exception):
     ) -> None:
         super().__init__(detail)
         self.status, self.slug, self.detail, self.headers = status, slug, detail, headers
-
-
-def problem_document(status: int, slug: str | None) -> dict[str, Any]:
-    """type, title and status of a problem; `slug=None` means the generic `about:blank`."""
-    return {
-        "type": TYPE_PREFIX + slug if slug else "about:blank",
-        "title": HTTPStatus(status).phrase,
-        "status": status,
-    }
 
 
 ORDER_NOT_FOUND = "order-not-found"
@@ -103,30 +93,6 @@ def rate_limited(wait_s: float, reason: str = "over this client's request rate")
 def unavailable() -> ProblemError:
     """503: the database cannot be reached or the pool is exhausted: retry later."""
     return ProblemError(503, "unavailable", "the database is unavailable", {"Retry-After": "1"})
-
-
-def problem_body(
-    status: int, slug: str | None, detail: str, errors: list[dict[str, str]] | None = None
-) -> bytes:
-    """Serialize a problem."""
-    doc = {**problem_document(status, slug), "detail": detail}
-    if errors is not None:
-        doc["errors"] = errors
-    return orjson.dumps(doc)
-
-
-def problem_response(
-    status: int,
-    slug: str | None,
-    detail: str,
-    *,
-    errors: list[dict[str, str]] | None = None,
-    headers: dict[str, str] | None = None,
-) -> Response:
-    """A complete problem+json response."""
-    return Response(
-        problem_body(status, slug, detail, errors), status, headers, media_type=PROBLEM_JSON
-    )
 
 
 AUTH_HEADERS: dict[int, dict[str, Any]] = {

@@ -5,10 +5,11 @@ from typing import Any
 import orjson
 from fastapi import Response
 
+from onceflow.problems import PROBLEM_JSON
 from services.orders.domain.outcomes import Outcome
 from services.orders.entrypoints import metrics
 from services.orders.entrypoints.dependencies import KEY_PARAMETER, TRACEPARENT_PARAMETER
-from services.orders.entrypoints.problems import PROBLEM_JSON, problem_responses
+from services.orders.entrypoints.problems import problem_responses
 
 HEADERS = {"parameters": [KEY_PARAMETER, TRACEPARENT_PARAMETER]}
 REPLAYED = {

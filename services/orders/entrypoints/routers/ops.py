@@ -2,10 +2,11 @@
 
 from fastapi import APIRouter, Request, Response
 
+from onceflow.problems import problem_response
 from onceflow.settings import Settings
 from services.orders.entrypoints import metrics
 from services.orders.entrypoints.dependencies import PoolDep
-from services.orders.entrypoints.problems import problem_response, problem_responses
+from services.orders.entrypoints.problems import problem_responses
 from services.orders.entrypoints.schemas import Health
 
 router = APIRouter(tags=["operations"])

@@ -11,15 +11,12 @@ from onceflow.contract import (
     PAGE_LIMIT_MAX,
     OrderStatus,
 )
+from onceflow.problems import problem_response
 from services.orders.domain.order import LineItem
 from services.orders.entrypoints import metrics, writes
 from services.orders.entrypoints.auth import PREFIX, Reader
 from services.orders.entrypoints.dependencies import PoolDep, Write
-from services.orders.entrypoints.problems import (
-    ORDER_NOT_FOUND,
-    problem_response,
-    problem_responses,
-)
+from services.orders.entrypoints.problems import ORDER_NOT_FOUND, problem_responses
 from services.orders.entrypoints.schemas import IDENTIFIER_PATTERN, OrderIn, OrderOut, OrderPage
 from services.orders.service_layer import services, views
 from services.orders.service_layer.idempotency import PLACE_SCOPE
