@@ -18,10 +18,10 @@ import time
 import uuid
 from pathlib import Path
 
+from onceflow.client_keys import create_client
 from onceflow.contract import Scope
 from onceflow.paths import ROOT
 from onceflow.settings import get_settings
-from services.ops.clients import create_client
 
 PGBENCH = "/usr/lib/postgresql/15/bin/pgbench"
 

@@ -23,10 +23,10 @@ from pathlib import Path
 import psycopg
 
 from bench.api_bench import ensure_wrk, level, pgbench, wait_ready
+from onceflow.client_keys import create_client
 from onceflow.contract import Scope
 from onceflow.paths import ROOT
 from onceflow.settings import get_settings
-from services.ops.clients import create_client
 from stack import postgres
 
 COMMON_SCHEMA = "0014_monotonic_updated_at"

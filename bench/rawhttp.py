@@ -7,9 +7,9 @@ import uuid
 
 import orjson
 
+from onceflow.client_keys import create_client
 from onceflow.contract import Scope
 from onceflow.settings import Settings
-from services.ops.clients import create_client
 
 LENGTH = re.compile(rb"content-length: (\d+)", re.IGNORECASE)
 

@@ -1,13 +1,12 @@
-"""What ops read about API clients: never a key, only whether one is live."""
+"""What ops read about API clients: never a key."""
 
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from uuid import UUID
 
+from onceflow.client_keys import connect
 from onceflow.settings import Settings
-from services.ops.clients import connect
-from services.orders.domain.api_keys import key_hash
 
 LIST = (Path(__file__).parent / "sql" / "clients_list.sql").read_text()
 
@@ -24,27 +23,6 @@ class ClientRow:
     revoked_at: datetime | None
     live_keys: int
     last_used_at: datetime | None
-
-
-def find_client(*, settings: Settings, name: str) -> UUID | None:
-    """The live client called `name`, if any."""
-    with connect(settings) as conn:
-        row = conn.execute(
-            "SELECT id FROM orders.clients WHERE name = %s AND revoked_at IS NULL", (name,)
-        ).fetchone()
-    return None if row is None else UUID(str(row[0]))
-
-
-def is_live(*, settings: Settings, key: str) -> bool:
-    """True when `key` is a live key (not revoked, not expired) of a live client."""
-    with connect(settings) as conn:
-        row = conn.execute(
-            "SELECT 1 FROM orders.api_keys k JOIN orders.clients c ON c.id = k.client_id "
-            "WHERE k.key_hash = %s AND k.revoked_at IS NULL AND c.revoked_at IS NULL "
-            "AND (k.expires_at IS NULL OR k.expires_at > now())",
-            (key_hash(key),),
-        ).fetchone()
-    return row is not None
 
 
 def list_clients(*, settings: Settings) -> list[ClientRow]:

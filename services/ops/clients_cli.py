@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import typer
 
+from onceflow import client_keys
 from onceflow.settings import get_settings
 from services.ops import client_queries, clients
 from services.ops.output import JsonFlag, Listing, console, emit_json, readable_errors, stamp
@@ -27,7 +28,7 @@ def _duration(text: str | None) -> timedelta | None:
     return None if text is None else clients.parse_duration(text)
 
 
-def _show(issued: clients.Issued, as_json: bool, **until: timedelta | None) -> None:
+def _show(issued: client_keys.Issued, as_json: bool, **until: timedelta | None) -> None:
     """The new key, and when it (`key_expires_at`) or the older keys (`older_keys_expire_by`)
     stop working, if they do."""
     now = datetime.now(UTC)
@@ -53,7 +54,7 @@ def create(
     """Create a client and print its key once (it works at once)."""
     with readable_errors("create"):
         lifetime = _duration(expires_in)
-        issued = clients.create_client(
+        issued = client_keys.create_client(
             settings=get_settings(),
             name=name,
             scopes=clients.parse_scopes(scopes),
@@ -98,8 +99,8 @@ def update(
     """Change a client's rate (every API worker uses it within 1 s)."""
     with readable_errors("update"):
         if (rate is None) == (not default_rate):
-            raise clients.ClientError("give --rate REQUESTS_PER_S or --default-rate")
-        clients.check_rate(rate)
+            raise client_keys.ClientError("give --rate REQUESTS_PER_S or --default-rate")
+        client_keys.check_rate(rate)
         settings = get_settings()
         client_id = clients.resolve(settings=settings, client=client)
         clients.set_rate(settings=settings, client_id=client_id, rate_per_s=rate)
@@ -121,7 +122,7 @@ def rotate(
         overlap_for, lifetime = _duration(overlap), _duration(expires_in)
         settings = get_settings()
         client_id = clients.resolve(settings=settings, client=client)
-        issued = clients.issue_key(
+        issued = client_keys.issue_key(
             settings=settings, client_id=client_id, expires_in=lifetime, overlap=overlap_for
         )
     _show(issued, as_json, key_expires_at=lifetime, older_keys_expire_by=overlap_for)

@@ -19,11 +19,11 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from onceflow.client_keys import ClientError
 from onceflow.settings.connections import DbPasswordMissingError
 from onceflow.settings.kafka_auth import KafkaPasswordMissingError
 from onceflow.settings.ops import OpsCredentialMissingError
 from services.ops.alerts import PrometheusError
-from services.ops.clients import ClientError
 from services.ops.connect_api import ConnectError
 from services.ops.dead_letters import DeadLetterError
 from services.ops.journey import iso

@@ -2,9 +2,9 @@
 
 import uuid
 
+from onceflow.client_keys import Issued, create_client
 from onceflow.contract import Scope
 from onceflow.settings import Settings
-from services.ops.clients import Issued, create_client
 
 
 def new_client(

@@ -19,11 +19,12 @@ from fastapi.security import HTTPBearer
 from psycopg_pool import PoolTimeout
 from starlette.types import Scope as AsgiScope
 
+from onceflow.api_keys import key_hash, well_formed
 from onceflow.contract import Scope
 from onceflow.settings import ApiSettings
 from services.orders.adapters.clients import lookup_in
 from services.orders.adapters.pool import Pool
-from services.orders.domain.api_keys import Client, key_hash, well_formed
+from services.orders.domain.api_keys import Client
 from services.orders.domain.rate_limit import PeerBudget, RateLimiter
 from services.orders.entrypoints import metrics
 from services.orders.entrypoints.problems import (

@@ -11,9 +11,9 @@ import psycopg
 import pytest
 from typer.testing import CliRunner
 
+from onceflow.api_keys import key_hash, well_formed
 from onceflow.settings import get_settings
 from services.ops.cli import app
-from services.orders.domain.api_keys import key_hash, well_formed
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()

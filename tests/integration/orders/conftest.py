@@ -8,8 +8,8 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
+from onceflow.client_keys import Issued
 from onceflow.settings import Settings, get_settings
-from services.ops.clients import Issued
 from services.orders.entrypoints.app import create_app
 from stack.postgres import superuser_conninfo
 from tests.integration.clients import bearer, new_client

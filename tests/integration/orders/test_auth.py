@@ -10,10 +10,11 @@ import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
 
+from onceflow.api_keys import new_key
+from onceflow.client_keys import Issued
 from onceflow.contract import Scope
 from onceflow.settings import ApiSettings, Settings, get_api_settings
-from services.ops.clients import Issued, revoke
-from services.orders.domain.api_keys import new_key
+from services.ops.clients import revoke
 from services.orders.entrypoints.app import create_app
 from tests.integration.clients import bearer, new_client
 from tests.integration.orders.conftest import ORDER, key, place

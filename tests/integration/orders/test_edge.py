@@ -31,10 +31,10 @@ import psycopg
 import pytest
 from typer.testing import CliRunner
 
+from onceflow.api_keys import new_key
+from onceflow.client_keys import Issued
 from onceflow.settings import Settings, get_settings
 from services.ops.cli import app as ops_app
-from services.ops.clients import Issued
-from services.orders.domain.api_keys import new_key
 from stack import postgres
 from stack.waiting import free_port, wait_for
 from tests.integration.clients import bearer, new_client

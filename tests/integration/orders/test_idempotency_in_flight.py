@@ -11,9 +11,9 @@ from typing import Any
 import psycopg
 from fastapi.testclient import TestClient
 
+from onceflow.client_keys import Issued
 from onceflow.paths import ROOT
 from onceflow.settings import Settings
-from services.ops.clients import Issued
 from services.orders.service_layer.idempotency import PLACE_SCOPE, claim
 from tests.integration.orders.conftest import ORDER, customer, key, orders_of
 

@@ -7,9 +7,9 @@ from uuid import UUID
 
 import orjson
 
+from onceflow.client_keys import Issued
 from onceflow.contract import Action
 from onceflow.settings import Settings, get_api_settings
-from services.ops.clients import Issued
 from services.orders.adapters.pool import Pool, make_pool
 from services.orders.domain.order import LineItem
 from services.orders.domain.outcomes import Outcome

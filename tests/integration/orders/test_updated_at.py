@@ -9,9 +9,9 @@ import orjson
 import psycopg
 from fastapi.testclient import TestClient
 
+from onceflow.client_keys import Issued
 from onceflow.contract import Action, EventType
 from onceflow.settings import Settings
-from services.ops.clients import Issued
 from tests.integration.orders.conftest import act, place
 from tests.integration.orders.late_start import begin, transition
 from tests.integration.orders.wal import Wal

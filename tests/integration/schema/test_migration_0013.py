@@ -10,9 +10,9 @@ from typing import Any
 import psycopg
 import pytest
 
+from onceflow.client_keys import Issued
 from onceflow.contract import Action
 from onceflow.settings import Settings
-from services.ops.clients import Issued
 from services.orders.adapters.calls import PLACE, TRANSITION, place_args, transition_args
 from services.orders.domain.order import LineItem
 from services.orders.entrypoints.problems import STORED

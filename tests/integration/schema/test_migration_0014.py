@@ -9,9 +9,9 @@ from datetime import datetime
 import psycopg
 import pytest
 
+from onceflow.client_keys import Issued
 from onceflow.contract import Action
 from onceflow.settings import Settings
-from services.ops.clients import Issued
 from services.orders.adapters.calls import PLACE, place_args
 from services.orders.domain.order import LineItem
 from services.orders.service_layer.services import place_command

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from onceflow.client_keys import find_client, is_live
 from onceflow.settings import get_settings
-from services.ops.client_queries import find_client, is_live
 from services.ops.clients import revoke
 from stack.api_key import ensure_local_key
 

@@ -11,11 +11,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from onceflow.client_keys import Issued
 from onceflow.settings import ObservabilitySettings, get_settings
 from services.maintenance.runner import Removed
 from services.ops import cli
 from services.ops.client_queries import ClientRow
-from services.ops.clients import Issued
 from services.ops.lag import PartitionLag, SlotLag
 from tests.unit.ops.fake_prometheus import Answer, alert, alerts_body, fake_prometheus
 
@@ -203,7 +203,7 @@ ROW = ClientRow(
 def test_clients_create_and_rotate(
     monkeypatch: pytest.MonkeyPatch, args: list[str], target: str
 ) -> None:
-    _fake(monkeypatch, f"services.ops.clients.{target}", ISSUED)
+    _fake(monkeypatch, f"onceflow.client_keys.{target}", ISSUED)
     _fake(monkeypatch, "services.ops.clients.resolve", CLIENT)
     assert ops_json(*args) == {
         "client_id": str(CLIENT),

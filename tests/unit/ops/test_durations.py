@@ -4,7 +4,8 @@ from datetime import timedelta
 
 import pytest
 
-from services.ops.clients import ClientError, parse_duration
+from onceflow.client_keys import ClientError
+from services.ops.clients import parse_duration
 
 
 @pytest.mark.parametrize(

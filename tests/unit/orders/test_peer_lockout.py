@@ -5,7 +5,8 @@ import asyncio
 import uuid
 from typing import Any
 
-from services.orders.domain.api_keys import Client, key_hash, new_key
+from onceflow.api_keys import key_hash, new_key
+from services.orders.domain.api_keys import Client
 from services.orders.domain.rate_limit import PeerBudget
 from services.orders.entrypoints.auth import CLIENT, Authenticator
 from services.orders.service_layer.authentication import KeyCache

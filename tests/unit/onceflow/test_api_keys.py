@@ -4,7 +4,7 @@ import hashlib
 
 import pytest
 
-from services.orders.domain.api_keys import PREFIX, key_hash, new_key, well_formed
+from onceflow.api_keys import PREFIX, key_hash, new_key, well_formed
 
 
 def test_a_new_key_is_prefixed_random_and_well_formed() -> None:
