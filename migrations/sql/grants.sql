@@ -7,8 +7,12 @@
 --                     aggregation), stages in the staging area (aggregation.staged_records)
 --                     and in temp tables
 --   onceflow_analyst  analysts: read analytics, and nothing of schema aggregation (no USAGE)
---   onceflow_observer, onceflow_reconcile: read the job's ledger (below)
---   onceflow_maintenance: prune the job's bookkeeping (below)
+--   onceflow_observer, onceflow_reconcile: read the job's ledger (from migration 0020 on:
+--                     ledger_readers.sql)
+--   onceflow_maintenance: prune the job's bookkeeping (from migration 0021 on:
+--                     maintenance_role.sql)
+-- Every block here is guarded by what exists; the groups that came with a migration creating
+-- nothing have their own file, which migrations/grants.py runs from that migration on.
 GRANT USAGE ON SCHEMA orders TO onceflow_app, onceflow_cdc;
 GRANT SELECT, INSERT, UPDATE, DELETE
     ON orders.orders, orders.order_items, orders.outbox, orders.idempotency_keys TO onceflow_app;
@@ -64,48 +68,6 @@ DO $$ BEGIN
         GRANT USAGE ON SCHEMA aggregation TO onceflow_spark_stage;
         REVOKE ALL ON aggregation.staging_inbox FROM onceflow_spark, onceflow_analyst;
         GRANT SELECT, INSERT ON aggregation.staging_inbox TO onceflow_spark_stage;
-    END IF;
-END $$;
--- Maintenance's prunes of the job's bookkeeping (from migration 0021, which runs this file
--- again): onceflow_maintenance deletes what is past its window from the ledger, the late events
--- and the staging area (services/maintenance/sql/), and rolls the de-duplication set's
--- partitions through the owner's functions; it inserts and updates nothing.
-DO $$ BEGIN
-    IF to_regprocedure('aggregation.dedup_forget(timestamptz)') IS NOT NULL
-       AND to_regclass('aggregation.staged_records') IS NOT NULL THEN
-        GRANT USAGE ON SCHEMA aggregation TO onceflow_maintenance;
-        GRANT SELECT, DELETE ON aggregation.applied_batches, aggregation.late_events,
-            aggregation.staged_records TO onceflow_maintenance;
-        GRANT SELECT ON aggregation.applied_events, aggregation.dedup_partitions,
-            aggregation.dedup_state TO onceflow_maintenance;
-        GRANT EXECUTE ON FUNCTION aggregation.dedup_bucket(timestamptz),
-            aggregation.dedup_cover(timestamptz[]), aggregation.dedup_forget(timestamptz),
-            aggregation.dedup_set_width(interval) TO onceflow_maintenance;
-    END IF;
-END $$;
--- Who reads the job's ledger without writing it (from migration 0020, which runs this file
--- again): the job's role is the job's alone.
---   onceflow_observer   the dashboard and onceflow-ops (overview, trace): SELECT on the ledger
---                       (how far the job got, an order's applied events) and on the
---                       reconciliation's reports; nothing else of either schema
---   onceflow_reconcile  the reconciler: its own schema (reconcile), the ledger's positions and
---                       the analytics table it compares; temp tables for what it reads
--- Schema reconcile (migration 0017) was the job's role's until 0020: taken back.
-DO $$ BEGIN
-    IF to_regnamespace('reconcile') IS NOT NULL
-       AND to_regclass('aggregation.applied_batches') IS NOT NULL THEN
-        GRANT USAGE ON SCHEMA aggregation, reconcile TO onceflow_observer, onceflow_reconcile;
-        GRANT SELECT ON aggregation.applied_batches, aggregation.applied_events,
-            reconcile.runs, reconcile.day_results TO onceflow_observer;
-        GRANT SELECT ON aggregation.applied_batches TO onceflow_reconcile;
-        GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA reconcile
-            TO onceflow_reconcile;
-        GRANT USAGE ON SCHEMA analytics TO onceflow_reconcile;
-        GRANT SELECT ON analytics.daily_sales TO onceflow_reconcile;
-        REVOKE ALL ON ALL TABLES IN SCHEMA reconcile FROM onceflow_spark;
-        REVOKE ALL ON SCHEMA reconcile FROM onceflow_spark;
-        EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO onceflow_reconcile',
-                       current_database());
     END IF;
 END $$;
 DO $$ BEGIN

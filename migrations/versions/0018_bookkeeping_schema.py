@@ -27,6 +27,8 @@ from pathlib import Path
 
 from alembic import op
 
+from migrations import grants
+
 revision = "0018_bookkeeping_schema"
 down_revision = "0017_reconcile"
 branch_labels = None
@@ -80,7 +82,7 @@ def upgrade() -> None:
     op.execute("CREATE SCHEMA aggregation")
     _move("analytics", "aggregation")
     op.execute((SQL / "aggregation" / "dedup.sql").read_text())
-    op.execute((SQL / "grants.sql").read_text())
+    grants.grant_again(op, revision)
 
 
 def downgrade() -> None:
@@ -91,4 +93,4 @@ def downgrade() -> None:
     op.execute("REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA analytics FROM PUBLIC")
     op.execute("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA analytics TO onceflow_spark")
     op.execute("DROP SCHEMA aggregation")
-    op.execute((SQL / "grants.sql").read_text())
+    grants.grant_again(op, down_revision)

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from alembic import op
 
+from migrations import grants
+
 revision = "0019_executors_stage_role"
 down_revision = "0018_bookkeeping_schema"
 branch_labels = None
@@ -33,7 +35,7 @@ SQL = Path(__file__).resolve().parents[1] / "sql"
 def upgrade() -> None:
     op.execute("SET LOCAL lock_timeout = '10s'")
     op.execute((SQL / "aggregation" / "staging_inbox.sql").read_text())
-    op.execute((SQL / "grants.sql").read_text())
+    grants.grant_again(op, revision)
 
 
 def downgrade() -> None:

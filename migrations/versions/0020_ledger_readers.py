@@ -9,7 +9,8 @@ onceflow/schema/roles.py; docs/operations.md for other environments):
   (reconcile.runs, reconcile.day_results); the dashboard and onceflow-ops overview/trace.
 - `reconcile_db_user` (shop_reconcile) in onceflow_reconcile: schema reconcile (migration 0017),
   SELECT on aggregation.applied_batches and analytics.daily_sales, temp tables; the reconciler.
-grants.sql, run again here, grants them and takes schema reconcile back from onceflow_spark.
+migrations/sql/ledger_readers.sql, run here after grants.sql (migrations/grants.py), grants them
+and takes schema reconcile back from onceflow_spark.
 
 Grants only: nothing is locked beyond a moment's catalog change. A reconciler of the previous
 revision (connecting as the job's role) is refused schema reconcile from this revision on:
@@ -32,7 +33,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    grants.grant_again(op)
+    grants.grant_again(op, revision)
 
 
 def downgrade() -> None:

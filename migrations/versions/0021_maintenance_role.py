@@ -8,7 +8,8 @@ other environments): SELECT and DELETE on aggregation.applied_batches, late_even
 staged_records (services/maintenance/sql/prune_*.sql), SELECT on applied_events,
 dedup_partitions and dedup_state, EXECUTE on the de-duplication set's roll (dedup_bucket,
 dedup_cover, dedup_forget, dedup_set_width: the owner's functions). No INSERT or UPDATE anywhere.
-grants.sql, run again here, grants them.
+migrations/sql/maintenance_role.sql, run here after grants.sql and ledger_readers.sql
+(migrations/grants.py), grants them.
 
 Grants only: nothing is locked beyond a moment's catalog change. A maintenance process of the
 previous revision (connecting as the job's role) keeps working; this revision's needs the group
@@ -30,7 +31,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    grants.grant_again(op)
+    grants.grant_again(op, revision)
 
 
 def downgrade() -> None:
