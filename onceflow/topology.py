@@ -17,6 +17,19 @@ CONNECT_PORT = 8083
 # step times (n - 1).
 JMX_PORT_STEP = 10
 SPARK_MASTER_PORT, SPARK_MASTER_UI_PORT, SPARK_WORKER_UI_PORT = 7077, 8080, 8081
+# Cluster only: each program below runs under a group id of its own (its kind's base plus its
+# number, `stack/supervisor.py` starts it with setpriv, still as root), which the network-fault
+# rules match as the sender of a packet (nftables `meta skgid`, tests/faults): on loopback every
+# node sends from 127.0.0.1, so no address tells kafka-1's packets from kafka-3's.
+NETWORK_GROUPS = {
+    "kafka": 2610,
+    "connect": 2620,
+    "spark-master": 2630,
+    "spark-worker": 2630,
+    "aggregation": 2640,
+    "notifications": 2650,
+    "api": 2660,
+}
 
 
 class Topology(StrEnum):
@@ -132,6 +145,17 @@ class Layout:
     @property
     def spark_master(self) -> str:
         return self.spark.url if self.spark else "local[*]"
+
+    def network_group(self, program: str) -> int | None:
+        """The group id a program's packets carry (NETWORK_GROUPS); None on the single
+        topology and for programs that need none."""
+        if self.topology is Topology.SINGLE:
+            return None
+        kind, _, number = program.rpartition("-")
+        if not number.isdigit():
+            kind, number = program, "0"
+        base = NETWORK_GROUPS.get(kind)
+        return None if base is None else base + int(number)
 
 
 def _kafka_node(n: int, count: int) -> KafkaNode:

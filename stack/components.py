@@ -6,7 +6,7 @@ Spark daemons run; each kind starts as one wave (a KRaft node waits for its quor
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -38,6 +38,8 @@ class Component:
     ready: Callable[[], bool]
     where: str
     user: str | None = None
+    # The group id its packets carry for the network-fault rules (Layout.network_group).
+    network_group: int | None = None
     stopsignal: str = "TERM"
     stopwait: int = 60
     start_timeout: float = 120
@@ -223,7 +225,7 @@ def components(settings: Settings) -> list[Component]:
         )
         for n in range(1, notify.notify_instances + 1)
     ]
-    return [
+    every = [
         Component(
             name="postgres",
             command=postgres.server_command(settings),
@@ -300,3 +302,4 @@ def components(settings: Settings) -> list[Component]:
             kafka_principal="ops",
         ),
     ]
+    return [replace(c, network_group=layout.network_group(c.name)) for c in every]

@@ -35,7 +35,7 @@ def render_config(components: list[Component], settings: Settings) -> str:
     for priority, component in enumerate(components, start=1):
         lines = [
             f"[program:{component.name}]",
-            f"command={component.command}",
+            f"command={_command(component)}",
             f"directory={paths.ROOT}",
             f"priority={priority * 10}",
             "autostart=false",
@@ -62,6 +62,16 @@ def render_config(components: list[Component], settings: Settings) -> str:
     return "\n".join(sections)
 
 
+def _command(component: Component) -> str:
+    """Its command, under its network group when it has one (still root: only its packets'
+    group changes, which nftables can match)."""
+    if component.network_group is None:
+        return component.command
+    return f"{SETPRIV} --regid {component.network_group} --clear-groups -- {component.command}"
+
+
+# util-linux: on every Debian machine.
+SETPRIV = "/usr/bin/setpriv"
 EXPORTER = "supervisor-exporter"
 
 

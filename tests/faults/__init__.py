@@ -6,10 +6,11 @@ The process faults are not imported here: they need the stack's supervisor modul
 import that a rehearsal of network faults alone (or its command line) does without."""
 
 from tests.faults.network import clean_up, cleaned_up, delay, heal, isolate, link, loss, partition
-from tests.faults.nodes import NotLocalError, named
+from tests.faults.nodes import NotLocalError, Program, named
 
 __all__ = [
     "NotLocalError",
+    "Program",
     "clean_up",
     "cleaned_up",
     "delay",

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from ipaddress import IPv4Address
 
 from tests.faults import nft, toxiproxy
-from tests.faults.nodes import address, endpoint, pair
+from tests.faults.nodes import Node, Program, endpoint, pair, resolve, resolved_pair
 
 _links: dict[tuple[IPv4Address, IPv4Address], str] = {}
 _ids = itertools.count(1)
@@ -36,23 +36,59 @@ def _rules(kind: str, rules: list[str]) -> Iterator[None]:
         nft.delete_chain(chain)
 
 
+def _sends(node: Node) -> str:
+    return node.sends if isinstance(node, Program) else f"ip saddr {node}"
+
+
+def _receives(node: Node) -> str | None:
+    return node.receives if isinstance(node, Program) else f"ip daddr {node}"
+
+
+def _between(a: str, b: str, verdict: str) -> list[str]:
+    """The rules hitting what a sends to b and b to a. A program that listens on no port gets
+    nothing but answers on connections it opened: cutting what it sends cuts those too."""
+    x, y = resolved_pair(a, b)
+    rules = [
+        f"{_sends(sender)} {to} {verdict}"
+        for sender, receiver in ((x, y), (y, x))
+        if (to := _receives(receiver)) is not None
+    ]
+    if not rules:
+        raise ValueError(f"neither {a} nor {b} listens on a port: name one by its ports")
+    return rules
+
+
 @contextmanager
 def partition(a: str, b: str) -> Iterator[None]:
     """No packet between a and b, either way; everything else passes."""
-    x, y = pair(a, b)
-    with _rules(
-        "partition", [f"ip saddr {x} ip daddr {y} drop", f"ip saddr {y} ip daddr {x} drop"]
-    ):
+    with _rules("partition", _between(a, b, "drop")):
         yield
+
+
+def _isolating(node: Node) -> list[str]:
+    if not isinstance(node, Program):
+        return [
+            f"ip saddr {node} ip daddr != {node} drop",
+            f"ip daddr {node} ip saddr != {node} drop",
+        ]
+    if not node.ports:
+        return [f"{node.sends} drop"]
+    own = f"{{ {', '.join(map(str, node.ports))} }}"
+    # Its traffic to its own ports and its answers from them pass (`accept` ends this chain
+    # only); the last rule stops what others send to it.
+    return [
+        f"{node.sends} tcp dport {own} accept",
+        f"{node.sends} tcp sport {own} accept",
+        f"{node.sends} drop",
+        f"{node.receives} meta {node.owner} != {node.id} drop",
+    ]
 
 
 @contextmanager
 def isolate(node: str) -> Iterator[None]:
-    """No packet between the node and any other address (its own traffic to itself passes)."""
-    x = address(node)
-    with _rules(
-        "isolate", [f"ip saddr {x} ip daddr != {x} drop", f"ip daddr {x} ip saddr != {x} drop"]
-    ):
+    """No packet between the node and any other address or program (its own traffic to itself
+    passes)."""
+    with _rules("isolate", _isolating(resolve(node))):
         yield
 
 
@@ -61,10 +97,8 @@ def loss(a: str, b: str, percent: float) -> Iterator[None]:
     """Each packet between a and b (either way) dropped with a `percent` chance (0.01 steps)."""
     if not 0 < percent <= 100:
         raise ValueError(f"loss percent must be in (0, 100], not {percent}")
-    x, y = pair(a, b)
     share = round(percent * 100)
-    drop = f"numgen random mod 10000 < {share} drop"
-    with _rules("loss", [f"ip saddr {x} ip daddr {y} {drop}", f"ip saddr {y} ip daddr {x} {drop}"]):
+    with _rules("loss", _between(a, b, f"numgen random mod 10000 < {share} drop")):
         yield
 
 

@@ -1,0 +1,106 @@
+"""Faults between programs that share 127.0.0.1 (the cluster's nodes): each told by the group of
+its sockets (nftables `meta skgid`) and the ports it listens on. A client under one group loses
+a server under another in a partition, both ways, while a third group still reaches it; an
+isolated program reaches nobody and nobody reaches it."""
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from tests import faults
+from tests.faults import Program, nft
+from tests.integration.faults.peers import free_port
+
+pytestmark = pytest.mark.usefixtures("network_faults")
+
+SERVER, CLIENT, OTHER = 2691, 2692, 2693
+
+_ECHO = """
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16); print("up", flush=True)
+while True:
+    c, _ = s.accept(); c.settimeout(5); c.sendall(c.recv(1)); c.close()
+"""
+_ASK = """
+import socket, sys
+try:
+    with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=float(sys.argv[2])) as c:
+        c.sendall(b"x"); print(c.recv(1) == b"x")
+except OSError:
+    print(False)
+"""
+
+
+def _as_group(group: int, code: str, *args: str) -> list[str]:
+    return [
+        "setpriv",
+        f"--regid={group}",
+        "--clear-groups",
+        "--",
+        sys.executable,
+        "-c",
+        code,
+        *args,
+    ]
+
+
+@contextmanager
+def _server(group: int) -> Iterator[int]:
+    port = free_port("127.0.0.1")
+    server = subprocess.Popen(_as_group(group, _ECHO, str(port)), stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().strip() == "up"
+        yield port
+    finally:
+        server.kill()
+        server.wait(10)
+
+
+def _reaches(group: int, port: int, timeout: float = 5) -> bool:
+    done = subprocess.run(
+        _as_group(group, _ASK, str(port), str(timeout)),
+        capture_output=True,
+        text=True,
+        timeout=timeout + 10,
+        check=True,
+    )
+    return done.stdout.strip() == "True"
+
+
+def test_a_partition_between_programs_cuts_only_them() -> None:
+    with _server(SERVER) as port:
+        nodes = {"server": Program.of_group(SERVER, (port,)), "client": Program.of_group(CLIENT)}
+        with faults.named(nodes):
+            assert _reaches(CLIENT, port)
+            with faults.partition("client", "server"):
+                assert not _reaches(CLIENT, port, timeout=0.5), "the client passed the partition"
+                assert _reaches(OTHER, port), "a third program lost the server too"
+            assert not nft.exists()
+            assert _reaches(CLIENT, port)
+
+
+def test_an_isolated_program_is_reached_by_none_and_reaches_none() -> None:
+    with _server(SERVER) as port, _server(OTHER) as other_port:
+        server = Program.of_group(SERVER, (port,))
+        with faults.named({"server": server}), faults.isolate("server"):
+            assert not _reaches(CLIENT, port, timeout=0.5), "a client reached the isolated"
+            assert not _reaches(SERVER, other_port, timeout=0.5), "the isolated reached out"
+            assert _reaches(SERVER, port), "its traffic to itself was cut"
+            assert _reaches(CLIENT, other_port), "the others lost each other"
+        assert not nft.exists()
+        assert _reaches(CLIENT, port)
+
+
+def test_programs_without_ports_cannot_be_cut_from_each_other() -> None:
+    nodes = {"a": Program.of_group(CLIENT), "b": Program.of_group(OTHER)}
+    with (
+        faults.named(nodes),
+        pytest.raises(ValueError, match="listens on a port"),
+        faults.partition("a", "b"),
+    ):
+        pass
