@@ -111,13 +111,16 @@ class Scratch:
         )
         topics.ensure_topics(self.settings.kafka_bootstrap, wanted)
         names = [t.name for t in wanted]
-        wait_for(lambda: self._ready(names), what="the scratch topics' partitions", timeout=60)
+        admin = AdminClient(client_config(self.settings.kafka_bootstrap, "tests"))
+        wait_for(
+            lambda: self._ready(admin, names), what="the scratch topics' partitions", timeout=60
+        )
 
-    def _ready(self, names: list[str]) -> bool:
+    @staticmethod
+    def _ready(admin: AdminClient, names: list[str]) -> bool:
         """Every partition of these topics has a leader that answers for its log. Records a test
         produced within ~0.1 s of creating its topics were seen lost now and then (one order's
         records: no delivery report, not in the topic) until the test waited for this."""
-        admin = AdminClient(client_config(self.settings.kafka_bootstrap, "tests"))
         listed = admin.list_topics(timeout=30).topics
         request = {}
         for name in names:
