@@ -110,3 +110,9 @@ def run(command: str, *, timeout: float) -> Ran:
         check=False,
     )
     return Ran(command, done.returncode, done.stdout, done.stderr)
+
+
+def assert_works(result: Ran, expect: str) -> None:
+    """The command exited 0 and printed what `expect` matches (a MULTILINE regex)."""
+    assert result.returncode == 0, str(result)
+    assert re.search(expect, result.stdout, re.MULTILINE), str(result)

@@ -3,12 +3,10 @@ them" block (Kafka's tools as ops, stack.peek, a Python client from client_confi
 idempotent `onceflow-stack kafka-sasl`). The rotation (it restarts programs) is not run here:
 tests/unit/stack/test_kafka_security.py covers its refusals."""
 
-import re
-
 import pytest
 
 from onceflow import paths
-from tests.e2e.doc_commands import commands, run, section, without_comment
+from tests.e2e.doc_commands import assert_works, commands, run, section, without_comment
 
 SECURITY = (paths.ROOT / "docs" / "security.md").read_text()
 KAFKA = section(SECURITY, "Kafka: principals and ACLs", 2).text
@@ -34,6 +32,4 @@ def test_every_use_has_a_check() -> None:
 
 @pytest.mark.parametrize("command", list(CHECKS))
 def test_a_use_works_as_written(command: str) -> None:
-    result = run(command, timeout=90)
-    assert result.returncode == 0, str(result)
-    assert re.search(CHECKS[command], result.stdout, re.MULTILINE), str(result)
+    assert_works(run(command, timeout=90), CHECKS[command])

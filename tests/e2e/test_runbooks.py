@@ -30,6 +30,7 @@ from stack.waiting import wait_for
 from tests.e2e.doc_commands import (
     Ran,
     Section,
+    assert_works,
     commands,
     inline_spans,
     names,
@@ -288,14 +289,9 @@ def test_the_prose_names_only_commands_of_its_block(runbook: Section) -> None:
     assert not unbacked, f"{runbook.title} names commands its block does not show: {unbacked}"
 
 
-def _assert_works(result: Ran, check: Check) -> None:
-    assert result.returncode == 0, str(result)
-    assert re.search(check.expect, result.stdout, re.MULTILINE), str(result)
-
-
 @pytest.mark.parametrize("command", [c for c in SHOWN if c in CHECKS and not CHECKS[c].changes])
 def test_command_works_as_pasted(command: str, reads: dict[str, Ran]) -> None:
-    _assert_works(reads[command], CHECKS[command])
+    assert_works(reads[command], CHECKS[command].expect)
 
 
 # After those that read (pytest runs a module's tests in order), in CHECKS's order.
@@ -306,7 +302,7 @@ def test_command_that_changes_something_works_as_pasted(
     assert command in SHOWN, f"no runbook shows {command}"
     if " abort " in command:
         assert _stable_offset(settings, scratch.topic) == 0, "the scratch transaction is not open"
-    _assert_works(_run(command, scratch), CHECKS[command])
+    assert_works(_run(command, scratch), CHECKS[command].expect)
     if " abort " in command:
         # The record and the abort marker: read_committed readers now pass both.
         wait_for(

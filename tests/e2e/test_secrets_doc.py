@@ -3,14 +3,12 @@ each line of the "use them" block, and the rotation of a role's password (the mo
 the exporter restarts), after which the old password is refused and the new one logs in. The
 API key's rotation is not run here (each run would issue the local client another key)."""
 
-import re
-
 import psycopg
 import pytest
 
 from onceflow import paths
 from onceflow.settings import get_settings
-from tests.e2e.doc_commands import commands, run, section
+from tests.e2e.doc_commands import assert_works, commands, run, section
 
 SECURITY = (paths.ROOT / "docs" / "security.md").read_text()
 WHERE = section(SECURITY, "Where each secret lives", 3).text
@@ -32,18 +30,14 @@ def test_every_use_has_a_check() -> None:
 
 @pytest.mark.parametrize("command", list(USES))
 def test_a_use_works_as_written(command: str) -> None:
-    result = run(command, timeout=30)
-    assert result.returncode == 0, str(result)
-    assert re.search(USES[command], result.stdout, re.MULTILINE), str(result)
+    assert_works(run(command, timeout=30), USES[command])
 
 
 def test_a_rotation_works_as_written() -> None:
     assert ROTATION in commands(ROTATE)
     settings = get_settings()
     before = settings.dsn("monitor")
-    result = run(ROTATION, timeout=120)
-    assert result.returncode == 0, str(result)
-    assert re.search(r"^postgres-exporter: restarting$", result.stdout, re.MULTILINE), str(result)
+    assert_works(run(ROTATION, timeout=120), r"^postgres-exporter: restarting$")
     assert settings.dsn("monitor") != before
     with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
         psycopg.connect(before, connect_timeout=10).close()

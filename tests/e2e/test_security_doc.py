@@ -2,12 +2,10 @@
 each line of the "use it" block, and the rotation's re-render step (idempotent while the
 password is kept; removing the password and restarting Connect are not run here)."""
 
-import re
-
 import pytest
 
 from onceflow import paths
-from tests.e2e.doc_commands import commands, run, section, without_comment
+from tests.e2e.doc_commands import assert_works, commands, run, section, without_comment
 
 SECURITY = (paths.ROOT / "docs" / "security.md").read_text()
 OPS = section(SECURITY, "The ops credential", 2).text
@@ -28,9 +26,7 @@ def test_every_use_has_a_check() -> None:
 
 @pytest.mark.parametrize("command", list(CHECKS))
 def test_a_use_works_as_written(command: str) -> None:
-    result = run(command, timeout=60)
-    assert result.returncode == 0, str(result)
-    assert re.search(CHECKS[command], result.stdout, re.MULTILINE), str(result)
+    assert_works(run(command, timeout=60), CHECKS[command])
 
 
 def test_the_rotations_rerender_step_runs() -> None:

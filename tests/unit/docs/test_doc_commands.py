@@ -1,7 +1,10 @@
-"""How the docs' runnable commands are read (tests/e2e/doc_commands.py), and that every runbook
-shows its commands (tests/e2e/test_runbooks.py runs them on the stack)."""
+"""How the docs' runnable commands are read and judged (tests/e2e/doc_commands.py), and that
+every runbook shows its commands (tests/e2e/test_runbooks.py runs them on the stack)."""
+
+import pytest
 
 from onceflow import paths
+from tests.e2e import doc_commands
 from tests.e2e.doc_commands import commands, inline_spans, names, sections, without_comment
 
 DOC = """# Title
@@ -74,3 +77,11 @@ def test_every_runbook_shows_its_commands() -> None:
     )
     assert len(runbooks) >= 30
     assert [r.title for r in runbooks if not commands(r.text)] == []
+
+
+def test_a_command_works_when_it_exits_0_and_prints_what_is_expected() -> None:
+    doc_commands.assert_works(doc_commands.run("printf 'one\\ntwo\\n'", timeout=10), r"^two$")
+    with pytest.raises(AssertionError, match="exit 3"):
+        doc_commands.assert_works(doc_commands.run("echo two; exit 3", timeout=10), r"^two$")
+    with pytest.raises(AssertionError, match=r"\$ echo one"):
+        doc_commands.assert_works(doc_commands.run("echo one", timeout=10), r"^two$")
