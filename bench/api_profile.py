@@ -77,7 +77,11 @@ def main() -> None:
             record += ["-r", "200", "-d", str(args.seconds), "-f", "raw", "-o", str(raw)]
             sampler = subprocess.Popen(record, stdout=subprocess.DEVNULL)
             got = level(wrk, args.port, args.concurrency, args.seconds, server.pid, key)
-            sampler.wait(timeout=args.seconds + 60)
+            if sampler.wait(timeout=args.seconds + 60) != 0 or not raw.exists():
+                raise SystemExit(
+                    f"py-spy exited {sampler.returncode} without samples (it needs ptrace: run "
+                    "as root or with CAP_SYS_PTRACE)"
+                )
         finally:
             server.terminate()
             server.wait(timeout=15)

@@ -11,7 +11,9 @@ from typing import Any
 
 SQL = Path(__file__).resolve().parent / "sql"
 LOCK_TIMEOUT = "SET LOCAL lock_timeout = '10s'"
-# The migrations whose grants have no object of their own to be guarded by, and their files.
+# The migrations whose grants have no object of their own to be guarded by, and their files
+# (frozen as their migration wrote them). Revision ids compare as strings: keep them
+# zero-padded to four digits.
 SINCE = (
     ("0020_ledger_readers", "ledger_readers.sql"),
     ("0021_maintenance_role", "maintenance_role.sql"),

@@ -6,6 +6,7 @@ import math
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -13,6 +14,8 @@ import psycopg
 
 from onceflow.api_keys import key_hash, new_key
 from onceflow.settings import Settings
+
+IS_LIVE = (Path(__file__).resolve().parent / "sql" / "clients" / "key_is_live.sql").read_text()
 
 
 class ClientError(ValueError):
@@ -112,10 +115,5 @@ def find_client(*, settings: Settings, name: str) -> UUID | None:
 def is_live(*, settings: Settings, key: str) -> bool:
     """True when `key` is a live key (not revoked, not expired) of a live client."""
     with connect(settings) as conn:
-        row = conn.execute(
-            "SELECT 1 FROM orders.api_keys k JOIN orders.clients c ON c.id = k.client_id "
-            "WHERE k.key_hash = %s AND k.revoked_at IS NULL AND c.revoked_at IS NULL "
-            "AND (k.expires_at IS NULL OR k.expires_at > now())",
-            (key_hash(key),),
-        ).fetchone()
+        row = conn.execute(IS_LIVE, (key_hash(key),)).fetchone()
     return row is not None

@@ -6,6 +6,10 @@
 --   onceflow_reconcile  the reconciler: its own schema (reconcile), the ledger's positions and
 --                       the analytics table it compares; temp tables for what it reads
 -- Schema reconcile (migration 0017) was the job's role's until 0020: taken back.
+-- As migration 0020 wrote it, never edited: replaying 0020 runs this file, so a change
+-- here would change what 0020 grants. A later migration's change to these groups goes
+-- into a block of grants.sql guarded by what it creates, or a file of its own in
+-- migrations/grants.py's SINCE.
 GRANT USAGE ON SCHEMA aggregation, reconcile TO onceflow_observer, onceflow_reconcile;
 GRANT SELECT ON aggregation.applied_batches, aggregation.applied_events,
     reconcile.runs, reconcile.day_results TO onceflow_observer;

@@ -1,6 +1,7 @@
 """Imports go one way (docs/architecture.md): `onceflow/` knows no stage, the stack runs the
-product through `onceflow/` and imports no service, and no service imports another's
-entrypoints (its HTTP or command-line surface)."""
+product through `onceflow/` and imports no service, no service imports another's entrypoints
+(its HTTP or command-line surface), and nothing of the product imports the tests or the
+benchmarks (they use the product, never the reverse)."""
 
 import ast
 from pathlib import Path
@@ -33,7 +34,7 @@ def _refused(package: str, refused: tuple[str, ...]) -> list[str]:
         for path in _modules(package)
         if "node_modules" not in path.parts
         for module in sorted(_imported(path))
-        if module.startswith(refused)
+        if any(module == r or module.startswith(r + ".") for r in refused)
     ]
 
 
@@ -43,13 +44,28 @@ def test_the_shared_layer_and_the_stack_import_no_service(package: str) -> None:
     assert _refused(package, ("services", "spark_jobs")) == []
 
 
+@pytest.mark.parametrize("package", ["onceflow", "stack", "services", "spark_jobs", "migrations"])
+def test_the_product_imports_no_test_or_benchmark(package: str) -> None:
+    assert _refused(package, ("tests", "bench")) == []
+
+
+def _surfaces(service: str) -> tuple[str, ...]:
+    """A service's HTTP or command-line surface: its entrypoints package, its __main__, its
+    app and routers, its command line (cli.py, *_cli.py)."""
+    folder = paths.ROOT / "services" / service
+    names = ["entrypoints", "__main__", "app", "routers", "cli"]
+    names += [p.stem for p in folder.glob("*_cli.py")]
+    return tuple(f"services.{service}.{name}" for name in names)
+
+
 def test_no_service_imports_anothers_entrypoints() -> None:
     services = sorted(
         p.name for p in (paths.ROOT / "services").iterdir() if (p / "__init__.py").exists()
     )
     assert "orders" in services
+    assert "services.ops.clients_cli" in _surfaces("ops")
     found = []
     for service in services:
-        others = tuple(f"services.{o}.entrypoints" for o in services if o != service)
+        others = tuple(s for o in services if o != service for s in _surfaces(o))
         found += _refused(f"services/{service}", others)
     assert found == []
