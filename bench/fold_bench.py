@@ -106,7 +106,7 @@ class TimedCursor(psycopg.Cursor[Any]):
     def execute(self, query: Any, params: Any = None, **kwargs: Any) -> "TimedCursor":
         started = time.perf_counter()
         try:
-            return super().execute(query, params, **kwargs)  # type: ignore[return-value]
+            return super().execute(query, params, **kwargs)
         finally:
             name = statement_name(str(query), self.names)
             self.timings.statements[name] += time.perf_counter() - started
@@ -118,6 +118,7 @@ def staged_batches(n: int, size: int) -> list[list[Row]]:
     rows: list[Row] = []
     for i, event in enumerate(events(n)):
         record, partition = event.record(), i % PARTITIONS
+        headers: Any = record.headers
         rows.append(
             staged_row(
                 TOPIC,
@@ -126,7 +127,7 @@ def staged_batches(n: int, size: int) -> list[list[Row]]:
                 None,
                 record.key,
                 record.value,
-                record.headers,
+                headers,
             )
         )
         offsets[partition] += 1
@@ -157,7 +158,7 @@ def stage(conn: psycopg.Connection[Any], batch_id: int, rows: Sequence[Row]) -> 
     """COPY one batch into the staging area, as the executors leave it."""
     columns = ", ".join(TABLE_COLUMNS)
     statement = f"COPY {staging.AREA} ({columns}) FROM STDIN"
-    with conn.cursor() as cur, cur.copy(statement) as copy:  # type: ignore[arg-type]
+    with conn.cursor() as cur, cur.copy(statement) as copy:
         for row in rows:
             copy.write_row((QUERY_ID, batch_id, *row))
     conn.commit()
@@ -179,7 +180,7 @@ def fold(
         cur.timings, cur.names = timings, names
         cur.execute("SELECT aggregation.lock_writers()")
         for table in temp_tables(variant.order_id_type):
-            cur.execute(table.create())  # type: ignore[arg-type]
+            cur.execute(table.create())
         merge.prepare(cur)
         unstage.load(cur, QUERY_ID, batch_id, counts)
         merged = merge.merge(cur, TOPIC, query_id=QUERY_ID, batch_id=batch_id)
