@@ -33,6 +33,7 @@ limits (nesting, digits per number) so the Python reader applies them too.
 
 from collections.abc import Callable
 from functools import cache
+from typing import NamedTuple
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
@@ -253,33 +254,62 @@ def _objects(path: str) -> Column:
     )
 
 
-def _any(objects: Column, field: Field, test: Callable[[Column], Column]) -> Column:
-    """Whether `test` holds for `field`'s value in any of `objects`."""
-    return F.exists(objects, lambda o: test(o[field.name]))
+class _Check(NamedTuple):
+    """One check of phase 4: `each` tests each object at `path` (any failing fails the check);
+    a check with no path is `whole`, a test of the whole record."""
+
+    path: str | None
+    reason: Column
+    each: Callable[[Column], Column] | None = None
+    whole: Column | None = None
 
 
-def _shape(path: str) -> list[tuple[Column, Column]]:
-    """Phase 4 for the objects at `path`, depth first: (failed, reason) pairs in order."""
-    objects = _objects(path)
+def _field_test(field: Field, test: Callable[[Column], Column]) -> Callable[[Column], Column]:
+    return lambda o: test(o[field.name])
+
+
+def _has_extra(names: Column) -> Callable[[Column], Column]:
+    return lambda o: F.size(F.array_except(F.map_keys(o), names)) > 0
+
+
+def _shape(path: str) -> list[_Check]:
+    """Phase 4 for the objects at `path`, depth first, in order."""
     fields = D.children(path)
-    extra = F.array_except(
-        F.flatten(F.transform(objects, F.map_keys)), F.array(*[F.lit(f.name) for f in fields])
-    )
-    prefix = D.unknown(path, "")
-    checks = [(F.size(extra) > 0, F.concat(F.lit(prefix), F.array_min(extra)))]
+    names = F.array(*[F.lit(f.name) for f in fields])
+    extra = F.array_except(F.flatten(F.transform(_objects(path), F.map_keys)), names)
+    unknown = F.concat(F.lit(D.unknown(path, "")), F.array_min(extra))
+    checks = [_Check(path, unknown, each=_has_extra(names))]
     for field in fields:
         if field.required:
-            checks.append((_any(objects, field, _absent), F.lit(D.missing(field.path))))
-        wrong = _any(objects, field, _present_but_not(field.json))
-        checks.append((wrong, F.lit(D.wrong_type(field.path, field.json))))
+            missing = F.lit(D.missing(field.path))
+            checks.append(_Check(path, missing, each=_field_test(field, _absent)))
+        wrong = _field_test(field, _present_but_not(field.json))
+        checks.append(_Check(path, F.lit(D.wrong_type(field.path, field.json)), each=wrong))
         if field.json is Json.OBJECT:
             checks += _shape(field.path)
         elif field.json is Json.ARRAY:
             elements = _objects(field.elements)
             not_objects = F.size(F.array_compact(elements)) != F.size(elements)
-            checks.append((not_objects, F.lit(D.wrong_type(field.elements, Json.OBJECT))))
+            not_object = F.lit(D.wrong_type(field.elements, Json.OBJECT))
+            checks.append(_Check(None, not_object, whole=not_objects))
             checks += _shape(field.elements)
     return checks
+
+
+def _first_failed(path: str, checks: list[_Check]) -> Column:
+    """The index (in `checks`) of the first check of the objects at `path` that fails, or null.
+    Each object is tested by all of them in one lambda, so the level's objects are built once:
+    one `exists` per check, each with its own copy of the objects' expression (a Column is a
+    tree), made the plan grow with fields x depth, and analysing it was the dearest step of
+    building the job's plan (docs/benchmarks.md, issue 21)."""
+    indexes = [i for i, check in enumerate(checks) if check.path == path]
+    tests = [test for i in indexes if (test := checks[i].each) is not None]
+
+    def position(o: Column) -> Column:  # 1-based position of the first failed test, else 0
+        return F.array_position(F.array(*[test(o) for test in tests]), True)
+
+    first = F.array_min(F.array_remove(F.transform(_objects(path), position), 0))
+    return F.try_element_at(F.array(*[F.lit(i) for i in indexes]), first.cast("int"))
 
 
 def _syntax_error() -> Column:
@@ -313,10 +343,13 @@ def _version_error() -> Column:
 @cache
 def _structure_error() -> Column:
     """Phases 2-4 on the exact path (null when they hold)."""
-    chain = F.when(F.lit(False), F.lit(None).cast("string"))
-    for failed, reason in _shape(D.ROOT):
-        chain = chain.when(failed, reason)
-    return F.coalesce(_syntax_error(), _version_error(), chain)
+    checks = _shape(D.ROOT)
+    paths = dict.fromkeys(c.path for c in checks if c.path is not None)
+    firsts = [_first_failed(path, checks) for path in paths]
+    firsts += [F.when(c.whole, F.lit(i)) for i, c in enumerate(checks) if c.whole is not None]
+    first = F.least(*firsts)  # one copy of it: a CASE over its values would copy it per check
+    reason = F.try_element_at(F.array(*[c.reason for c in checks]), first + 1)
+    return F.coalesce(_syntax_error(), _version_error(), reason)
 
 
 def _list_pattern(pattern: str) -> str:
