@@ -5,7 +5,7 @@ SHELL := /bin/bash
 VENV := .venv/bin
 
 .NOTPARALLEL:
-.PHONY: up down status test test-single test-cluster lint schema unit clean logs
+.PHONY: up down status test test-single test-cluster test-network lint schema unit clean logs
 
 up:
 	@stack/bootstrap.sh
@@ -42,7 +42,18 @@ test-cluster:
 	@$(MAKE) --no-print-directory down
 	@export ONCEFLOW_TOPOLOGY=cluster; status=0; \
 	  { $(MAKE) --no-print-directory up && \
-	    $(VENV)/pytest -q -p no:cacheprovider --durations=5 tests/cluster; } || status=$$?; \
+	    $(VENV)/pytest -q -p no:cacheprovider --durations=5 tests/cluster \
+	      --ignore=tests/cluster/test_network_faults.py; } || status=$$?; \
+	  $(MAKE) --no-print-directory down; exit $$status
+
+# The network-fault scenarios on the cluster (issue 26), outside `make test` until each passed
+# 3 times in a row: like test-cluster, on a cluster of their own (nftables: run as root).
+test-network:
+	@$(MAKE) --no-print-directory down
+	@export ONCEFLOW_TOPOLOGY=cluster; status=0; \
+	  { $(MAKE) --no-print-directory up && \
+	    $(VENV)/pytest -q -p no:cacheprovider --durations=5 -s \
+	      tests/cluster/test_network_faults.py; } || status=$$?; \
 	  $(MAKE) --no-print-directory down; exit $$status
 
 clean: down

@@ -8,8 +8,9 @@ from onceflow.topology import Layout, Topology
 
 # The e2e fixtures: the API client, the analyst connection, the settings, a background writer.
 from tests.e2e.conftest import analyst, api, settings, writer
+from tests.faults.fixtures import network_faults
 
-__all__ = ["analyst", "api", "layout", "settings", "writer"]
+__all__ = ["analyst", "api", "layout", "network_faults", "settings", "writer"]
 
 
 @pytest.fixture(autouse=True)

@@ -1,24 +1,53 @@
 """Which Connect worker runs the connector's task, asked of a worker that is alive."""
 
+from typing import Any
+
 import httpx
 
 from onceflow.settings.ops import get_ops_settings
 from onceflow.topology import Layout
+from stack.waiting import wait_for
+from tests.cluster.program_logs import log_since
+
+
+def _status(worker_url: str, connector: str) -> dict[str, Any]:
+    try:
+        url = f"{worker_url}/connectors/{connector}/status"
+        answer = httpx.get(url, timeout=5, auth=get_ops_settings().auth()).json()
+    except (httpx.HTTPError, ValueError):
+        return {}
+    return answer if isinstance(answer, dict) else {}
 
 
 def task_worker(worker_url: str, connector: str) -> str | None:
     """The URL of the worker running task 0 when it is RUNNING, as `worker_url` sees it (the
     status topic: a dead worker's task shows RUNNING until the task moved), else None."""
-    try:
-        url = f"{worker_url}/connectors/{connector}/status"
-        status = httpx.get(url, timeout=5, auth=get_ops_settings().auth()).json()
-    except (httpx.HTTPError, ValueError):
+    if connector_state(worker_url, connector) != "RUNNING":
         return None
-    tasks = status.get("tasks", [])
-    if status.get("connector", {}).get("state") != "RUNNING" or len(tasks) != 1:
+    return task_only_worker(worker_url, connector)
+
+
+def task_only_worker(worker_url: str, connector: str) -> str | None:
+    """task_worker, whatever the connector's own state says (after a zombie worker returns, the
+    status topic may hold its stale UNASSIGNED for the connector while the task runs)."""
+    tasks = _status(worker_url, connector).get("tasks", [])
+    if len(tasks) != 1:
         return None
     task = tasks[0]
     return url_of(str(task["worker_id"])) if task["state"] == "RUNNING" else None
+
+
+def connector_state(worker_url: str, connector: str) -> str | None:
+    """The connector's own state as `worker_url` reports it (None when it does not answer)."""
+    state = _status(worker_url, connector).get("connector", {}).get("state")
+    return None if state is None else str(state)
+
+
+def restart_connector(worker_url: str, connector: str) -> None:
+    """Restart the connector alone (not its task): what the runbook does about a stale
+    UNASSIGNED (docs/operations.md, "Rehearsing network faults")."""
+    url = f"{worker_url}/connectors/{connector}/restart"
+    httpx.post(url, timeout=30, auth=get_ops_settings().auth()).raise_for_status()
 
 
 def url_of(worker_id: str) -> str:
@@ -38,3 +67,93 @@ def member(worker_url: str, connector: str) -> bool:
         return connector in answer.json()
     except (httpx.HTTPError, ValueError):
         return False
+
+
+# What a fenced zombie's exactly-once source task logs (docs/operations.md, the cluster's failure
+# test): the broker refused its producer's epoch, or the client found itself fenced; or, when the
+# zombie's task restarts before it writes anything, Postgres refuses it the replication slot the
+# live task holds (one reader per slot), so it never reads a change to write.
+FENCED = (
+    "InvalidProducerEpochException",
+    "ProducerFencedException",
+    'replication slot "onceflow_outbox" is active for PID',
+)
+
+
+def settled_task_worker(urls: list[str], connector: str) -> str:
+    """The worker running the task once every worker reports the same one."""
+    seen: list[str | None] = []
+
+    def settled() -> bool:
+        seen[:] = [task_worker(u, connector) for u in urls]
+        return seen[0] is not None and len(set(seen)) == 1
+
+    wait_for(settled, what=f"every worker to agree where {connector}'s task runs", timeout=180)
+    assert seen[0] is not None
+    return seen[0]
+
+
+def wait_task_on(worker_url: str, connector: str, timeout: float = 180) -> None:
+    """Wait until this worker reports the connector's task RUNNING on itself."""
+    wait_for(
+        lambda: task_worker(worker_url, connector) == worker_url,
+        what=f"{connector}'s task RUNNING on {worker_url}",
+        timeout=timeout,
+    )
+
+
+def wait_fenced(program: str, since: int, timeout: float = 180, also: tuple[str, ...] = ()) -> str:
+    """Wait until the worker's log, from byte `since` on, says its task was fenced (FENCED, or
+    one of `also`); returns what it said."""
+    said: list[str] = []
+
+    def fenced() -> bool:
+        log = log_since(program, since)
+        said[:] = [m for m in (*FENCED, *also) if m in log]
+        return bool(said)
+
+    wait_for(
+        fenced,
+        what=f"the zombie's task fenced ({program}'s log says one of {FENCED + also})",
+        timeout=timeout,
+    )
+    return said[0]
+
+
+def task_worker_with_fresh_status(urls: list[str], connector: str) -> tuple[str, bool]:
+    """settled_task_worker, after the runbook's steps (a FAILED task restarted, restart_if_failed;
+    and for a stale connector status): when every
+    worker says the task is RUNNING on one worker but the connector is not RUNNING (a zombie
+    worker's late UNASSIGNED), restart the connector alone. Returns the worker and whether the
+    restart was needed."""
+
+    restarted: list[bool] = []
+
+    def task_settled() -> bool:
+        # Once: the status says FAILED until the restarted task runs.
+        if not restarted and restart_if_failed(urls, connector):
+            restarted.append(True)
+            return False
+        seen = {task_only_worker(u, connector) for u in urls}
+        return len(seen) == 1 and None not in seen
+
+    wait_for(task_settled, what=f"every worker to agree where {connector}'s task runs", timeout=180)
+    stale = connector_state(urls[0], connector) != "RUNNING"
+    if stale:
+        restart_connector(urls[0], connector)
+    return settled_task_worker(urls, connector), stale
+
+
+def restart_if_failed(urls: list[str], connector: str) -> bool:
+    """The runbook's step for a task FAILED (an exactly-once task whose transaction expired
+    while it could not reach the brokers does not restart by itself, KAFKA-15059): restart
+    it. True when it was FAILED."""
+    for url in urls:
+        tasks = _status(url, connector).get("tasks", [])
+        if len(tasks) == 1 and tasks[0]["state"] == "FAILED":
+            restart = f"{url}/connectors/{connector}/tasks/{tasks[0]['id']}/restart"
+            httpx.post(restart, timeout=30, auth=get_ops_settings().auth()).raise_for_status()
+            return True
+        if tasks:
+            return False
+    return False

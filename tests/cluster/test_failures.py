@@ -10,13 +10,13 @@ import signal
 
 import httpx
 
-from onceflow import paths
 from onceflow.settings import Settings, get_aggregation_settings
 from onceflow.topology import Layout, SparkCluster
 from stack import spark, supervisor
 from stack.waiting import wait_for
-from tests.cluster import connect_workers, kafka_nodes, spark_driver
-from tests.e2e import analytics, exactly_once
+from tests.cluster import connect_workers, kafka_nodes, program_logs, spark_driver
+from tests.cluster.under_load import exactly_once_under_load
+from tests.e2e import analytics
 from tests.e2e.processes import kill, kill_and_keep_down, kill_and_wait_restart
 from tests.e2e.writer import Writer
 
@@ -61,21 +61,22 @@ def _connect_failures(settings: Settings, layout: Layout, writer: Writer) -> Non
     other = next(u for u in urls if u != first)
 
     kill_and_keep_down(connect_workers.program_of(layout, first))
-    _wait_task_on(other, name)  # the status topic still says `first` until the task moved
+    # The status topic still says `first` until the task moved.
+    connect_workers.wait_task_on(other, name)
     writer.wait_more()
 
     supervisor.proxy().supervisor.startProcess(connect_workers.program_of(layout, first), True)
     wait_for(lambda: connect_workers.member(first, name), what="worker back", timeout=180)
     # The rejoin may have moved the task back: stall whichever worker both agree runs it.
-    running = _settled_task_worker(urls, name)
+    running = connect_workers.settled_task_worker(urls, name)
     target = next(u for u in urls if u != running)
     zombie = connect_workers.program_of(layout, running)
     kill(zombie, signal.SIGSTOP)  # past its session: its task moves, it returns as a zombie
     try:
-        _wait_task_on(target, name, timeout=240)
+        connect_workers.wait_task_on(target, name, timeout=240)
         writer.wait_more()
     finally:
-        resumed_at = _log_size(zombie)
+        resumed_at = program_logs.log_size(zombie)
         kill(zombie, signal.SIGCONT)
     # Back in the group, the zombie itself sees the task on the other worker.
     wait_for(
@@ -83,55 +84,8 @@ def _connect_failures(settings: Settings, layout: Layout, writer: Writer) -> Non
         what="the zombie rejoined, its task elsewhere",
         timeout=180,
     )
-    wait_for(
-        lambda: any(m in _log_since(zombie, resumed_at) for m in FENCED),
-        what=f"the zombie's task fenced ({zombie}'s log says one of {FENCED})",
-        timeout=180,
-    )
+    connect_workers.wait_fenced(zombie, resumed_at)
     writer.wait_more()
-
-
-# What a fenced zombie's exactly-once source task logs (docs/operations.md, the cluster's failure
-# test): the broker refused its producer's epoch, or the client found itself fenced; or, when the
-# zombie's task restarts before it writes anything, Postgres refuses it the replication slot the
-# live task holds (one reader per slot), so it never reads a change to write.
-FENCED = (
-    "InvalidProducerEpochException",
-    "ProducerFencedException",
-    'replication slot "onceflow_outbox" is active for PID',
-)
-
-
-def _log_size(program: str) -> int:
-    return (paths.LOGS / f"{program}.log").stat().st_size
-
-
-def _log_since(program: str, offset: int) -> str:
-    with (paths.LOGS / f"{program}.log").open("rb") as log:
-        log.seek(offset)
-        return log.read().decode(errors="replace")
-
-
-def _settled_task_worker(urls: list[str], connector: str) -> str:
-    """The worker running the task once every worker reports the same one."""
-    seen: list[str | None] = []
-
-    def settled() -> bool:
-        seen[:] = [connect_workers.task_worker(u, connector) for u in urls]
-        return seen[0] is not None and len(set(seen)) == 1
-
-    wait_for(settled, what=f"every worker to agree where {connector}'s task runs", timeout=180)
-    assert seen[0] is not None
-    return seen[0]
-
-
-def _wait_task_on(worker_url: str, connector: str, timeout: float = 180) -> None:
-    """Wait until this worker reports the connector's task RUNNING on itself."""
-    wait_for(
-        lambda: connect_workers.task_worker(worker_url, connector) == worker_url,
-        what=f"{connector}'s task RUNNING on {worker_url}",
-        timeout=timeout,
-    )
 
 
 def _spark_worker_failure(layout: Layout, writer: Writer, attempts: int = 5) -> None:
@@ -180,16 +134,9 @@ def test_cluster_failures_lose_and_duplicate_nothing(
     layout: Layout,
     writer: Writer,
 ) -> None:
-    analytics.barrier(api, analyst)
-    before = exactly_once.baseline(settings)
-    writer.start()
-    writer.wait_more()
-
-    _broker_failures(settings, layout, writer)
-    _connect_failures(settings, layout, writer)
-    _spark_worker_failure(layout, writer)
-    kill_and_wait_restart("notifications-1")
-    writer.wait_more()
-
-    expected = writer.finish()
-    exactly_once.assert_exactly_once(settings, expected, before, timeout=300)
+    with exactly_once_under_load(api, analyst, settings, writer):
+        _broker_failures(settings, layout, writer)
+        _connect_failures(settings, layout, writer)
+        _spark_worker_failure(layout, writer)
+        kill_and_wait_restart("notifications-1")
+        writer.wait_more()

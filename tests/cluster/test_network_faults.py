@@ -1,0 +1,308 @@
+"""Exactly once on the cluster topology while the network between live nodes breaks (issue 26),
+under the e2e writer's client load, one writer and one oracle for the chain: a notifications
+instance cut from every broker past its session timeout, then healed; the Connect worker running
+the task cut from every broker while it still reaches Postgres, past the worker's session
+timeout (its task moves, the zombie is fenced, the slot never runs ahead of what Kafka
+committed); the broker leading an outbox partition isolated from the other two past the
+controller's fencing timeout (clients still reach it); the connector task's transaction
+coordinator behind 30 % loss; the job's driver cut from Postgres while a batch runs. Each
+scenario records the availability during the fault and the time to recover after the heal
+(fault_figures.py). Not here yet: the 200 ms delay beside the loss and the executors' 500 ms
+to Postgres (a delay needs a Toxiproxy link in the path: docs/testing.md)."""
+
+import json
+import time
+from contextlib import ExitStack
+
+import httpx
+import pytest
+
+from onceflow.settings import Settings, get_aggregation_settings, get_notification_settings
+from onceflow.topology import Layout
+from stack.waiting import wait_for
+from tests import faults
+from tests.cluster import (
+    cdc_positions,
+    connect_workers,
+    job_progress,
+    kafka_nodes,
+    network_nodes,
+    program_logs,
+    spark_driver,
+)
+from tests.cluster.fault_figures import Figures, notified
+from tests.cluster.under_load import exactly_once_under_load
+from tests.e2e import analytics
+from tests.e2e.writer import Writer
+
+pytestmark = pytest.mark.usefixtures("network_faults")
+
+BASELINE_S = 15
+
+
+def _hold(seconds: float, writer: Writer) -> None:
+    """Keep a fault in place this long: the span is the scenario's, not a wait for a state."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        assert writer.failure is None, f"a write failed: {writer.failure!r}"
+        time.sleep(min(1.0, max(0.0, end - time.monotonic())))
+
+
+def _took_partitions(log: str) -> bool:
+    """The instance's log says it was assigned at least one partition."""
+    for line in log.splitlines():
+        if line.startswith("{"):
+            entry = json.loads(line)
+            if entry.get("msg") == "assigned" and entry.get("partitions"):
+                return True
+    return False
+
+
+def _notifications_cut(layout: Layout, writer: Writer) -> None:
+    """notifications-1 loses every broker for its session timeout plus 15 s: the group moves its
+    partitions to the other instance, which keeps notifying; after the heal it is fenced or
+    rejoins, and notifies again."""
+    notify = get_notification_settings()
+    ports = [notify.metrics_port(n) for n in range(1, notify.notify_instances + 1)]
+    figures = Figures(
+        "notifications-1 cut from every broker",
+        writer,
+        hop=lambda: sum(notified(port) for port in ports),
+    )
+    figures.baseline(BASELINE_S)
+    others = [f"notifications-{n}" for n in range(2, len(ports) + 1)]
+    since = {other: program_logs.log_size(other) for other in others}
+    with network_nodes.cut_from_brokers(layout, "notifications-1"):
+        figures.fault_started()
+        at_cut = notified(ports[0])
+        hold = notify.notify_session_timeout_ms / 1000 + 15
+        wait_for(
+            lambda: any(_took_partitions(program_logs.log_since(o, since[o])) for o in others),
+            what="another instance given notifications-1's partitions during the cut",
+            timeout=hold,
+        )
+        figures.notes["partitions_moved_after_s"] = round(time.monotonic() - figures.started, 1)
+        _hold(hold - (time.monotonic() - figures.started), writer)
+        at_heal = notified(ports[0])
+    figures.healed()
+    figures.notes["cut_instance_notified"] = at_heal - at_cut
+    figures.recovered_when(
+        lambda: notified(ports[0]) > at_heal,
+        what="notifications-1 notifying again after the heal",
+        timeout=180,
+    )
+    figures.record()
+    assert figures.hop_during_per_s > 0, "nothing was notified while notifications-1 was cut"
+    assert figures.writes_during_per_s > 0, "the API took no write during the fault"
+
+
+def _publishing_again(settings: Settings, layout: Layout, figures: Figures) -> None:
+    """Recovery of the publishing hop: the outbox grows again after the heal. A task that FAILED
+    meanwhile is restarted as the runbook says, and the figures say so."""
+    urls = [w.url for w in layout.connect]
+    at_heal = cdc_positions.outbox_end(settings)
+
+    def publishing() -> bool:
+        # Once: the status says FAILED until the restarted task runs.
+        restarted = "task_failed_restarted_after_heal_s" in figures.notes
+        if not restarted and connect_workers.restart_if_failed(urls, settings.connector_name):
+            figures.notes["task_failed_restarted_after_heal_s"] = round(
+                time.monotonic() - figures.started, 1
+            )
+            return False
+        return cdc_positions.outbox_end(settings) > at_heal
+
+    figures.recovered_when(publishing, what="the outbox growing after the heal", timeout=240)
+
+
+def _slot_behind_kafka(settings: Settings) -> None:
+    slot, committed = (
+        cdc_positions.slot_confirmed(settings),
+        cdc_positions.kafka_committed(settings),
+    )
+    assert slot <= committed, f"the slot ({slot}) is past what Kafka committed ({committed})"
+
+
+# The Connect group's session (Kafka's default session.timeout.ms for workers, 10 s;
+# connect/worker.properties leaves it).
+CONNECT_SESSION_S = 10
+# What a worker cut from the coordinator logs when it revokes its own task (KIP-415: "Broker
+# coordinator was unreachable ... Revoking previous assignment") and the task's transaction
+# cannot commit: its writes are aborted, the task on the other worker has fenced its producer.
+ORPHANED = ("Failed to commit producer transaction",)
+
+
+def _connect_cut_from_brokers(settings: Settings, layout: Layout, writer: Writer) -> None:
+    """The worker running the task loses every broker (not Postgres) past its session timeout:
+    the group gives the task to the other worker, which publishes again once it holds the slot;
+    after the heal the zombie rejoins, its task elsewhere, and is seen fenced."""
+    name = settings.connector_name
+    urls = [w.url for w in layout.connect]
+    running, stale = connect_workers.task_worker_with_fresh_status(urls, name)
+    target = next(u for u in urls if u != running)
+    zombie = connect_workers.program_of(layout, running)
+    figures = Figures(
+        f"the Connect worker running the task ({zombie}) cut from every broker",
+        writer,
+        hop=lambda: cdc_positions.outbox_end(settings),
+    )
+    figures.notes["connector_restarted_before"] = str(stale)
+    figures.baseline(BASELINE_S)
+    since = program_logs.log_size(zombie)
+    with network_nodes.cut_from_brokers(layout, zombie):
+        figures.fault_started()
+        at_cut = cdc_positions.outbox_end(settings)
+        connect_workers.wait_task_on(target, name, timeout=240)
+        wait_for(
+            lambda: cdc_positions.outbox_end(settings) > at_cut,
+            what=f"the task publishing again from {target}",
+            timeout=240,
+        )
+        figures.notes["task_moved_after_s"] = round(time.monotonic() - figures.started, 1)
+        _hold(CONNECT_SESSION_S + 10 - (time.monotonic() - figures.started), writer)
+        _slot_behind_kafka(settings)
+    figures.healed()
+    figures.recovered_when(
+        lambda: connect_workers.task_only_worker(running, name) == target,
+        what=f"{zombie} rejoined, its task on {target}",
+        timeout=180,
+    )
+    figures.notes["zombie_said"] = connect_workers.wait_fenced(zombie, since, also=ORPHANED)
+    # The zombie's last status write (its connector UNASSIGNED, made when it revoked its own
+    # assignment in the cut) may land after the live worker's RUNNING, now or seconds later:
+    # the next scenario's start does the runbook's step (a restart of the connector alone).
+    figures.notes["connector_state_after_heal"] = str(connect_workers.connector_state(target, name))
+    writer.wait_more()
+    _slot_behind_kafka(settings)
+    figures.record()
+    assert figures.writes_during_per_s > 0, "the API took no write during the fault"
+
+
+# How long the controller waits for a broker's heartbeat before fencing it (Kafka's default for
+# broker.session.timeout.ms; stack/kafka/server.properties leaves it).
+BROKER_SESSION_S = 9
+
+
+def _leader_isolated_from_brokers(settings: Settings, layout: Layout, writer: Writer) -> None:
+    """The broker leading the outbox's partition 0 loses the other two brokers (clients still
+    reach it) past the controller's fencing timeout: the partition gets a new leader; after the
+    heal publishing goes on (a FAILED task restarted) and every partition is whole again."""
+    program = {node.node_id: node.program for node in layout.kafka}
+    leader = kafka_nodes.leader_of(settings.kafka_bootstrap, settings.topic, 0)
+    figures = Figures(
+        f"the outbox partition's leader ({program[leader]}) isolated from the other brokers",
+        writer,
+        hop=lambda: cdc_positions.outbox_end(settings),
+    )
+    figures.baseline(BASELINE_S)
+    with ExitStack() as cut:
+        for node in layout.kafka:
+            if node.node_id != leader:
+                cut.enter_context(faults.partition(program[leader], node.program))
+        figures.fault_started()
+        wait_for(
+            lambda: _leader_or_none(settings) not in (leader, None),
+            what=f"partition 0 led by another broker than {leader}",
+            timeout=120,
+        )
+        figures.notes["new_leader_after_s"] = round(time.monotonic() - figures.started, 1)
+        # Past the fencing timeout, but not past the task's transaction timeout (60 s): the
+        # task's producer may keep writing to the isolated broker (it still answers metadata
+        # as the leader) and stall until the heal, and a transaction open longer fails the
+        # task (docs/operations.md says what to do then).
+        _hold(BROKER_SESSION_S + 10, writer)
+    figures.healed()
+    _publishing_again(settings, layout, figures)
+    wait_for(
+        lambda: kafka_nodes.fully_replicated(settings.kafka_bootstrap),
+        what="every partition led and fully in sync again",
+        timeout=180,
+    )
+    writer.wait_more()
+    figures.record()
+    assert figures.writes_during_per_s > 0, "the API took no write during the fault"
+
+
+def _leader_or_none(settings: Settings) -> int | None:
+    try:
+        return kafka_nodes.leader_of(settings.kafka_bootstrap, settings.topic, 0)
+    except Exception:  # the metadata request may time out while the cluster re-elects
+        return None
+
+
+def _coordinator_behind_loss(settings: Settings, layout: Layout, writer: Writer) -> None:
+    """30 % of the packets between the worker running the task and its transaction coordinator
+    dropped, both ways, for 30 s: the task's transactions slow down, none is lost or doubled."""
+    name = settings.connector_name
+    urls = [w.url for w in layout.connect]
+    running, stale = connect_workers.task_worker_with_fresh_status(urls, name)
+    worker = connect_workers.program_of(layout, running)
+    program = {node.node_id: node.program for node in layout.kafka}
+    txn_id = kafka_nodes.connector_transactional_id(name)
+    coordinator = program[kafka_nodes.transaction_coordinator(settings.kafka_bootstrap, txn_id)]
+    figures = Figures(
+        f"the task's transaction coordinator ({coordinator}) behind 30 % loss from {worker}",
+        writer,
+        hop=lambda: cdc_positions.outbox_end(settings),
+    )
+    figures.baseline(BASELINE_S)
+    with faults.loss(worker, coordinator, 30):
+        figures.fault_started()
+        _hold(30, writer)
+    figures.notes["connector_restarted_before"] = str(stale)
+    figures.healed()
+    _publishing_again(settings, layout, figures)
+    writer.wait_more()
+    figures.record()
+    assert figures.hop_during_per_s > 0, "nothing was published behind the lossy link"
+
+
+def _driver_cut_from_postgres(settings: Settings, writer: Writer) -> None:
+    """The job's driver loses Postgres for 20 s while a micro-batch runs: the batch's commit
+    waits or fails (the job restarts), and the ledger makes its replay count nothing twice."""
+    ui = f"http://127.0.0.1:{get_aggregation_settings().agg_ui_port}"
+    figures = Figures(
+        "the job's driver cut from Postgres mid-batch",
+        writer,
+        hop=lambda: job_progress.last_batch(settings),
+    )
+    figures.baseline(BASELINE_S)
+    wait_for(
+        lambda: bool(spark_driver.running_jobs(ui)),
+        what="a micro-batch running",
+        timeout=120,
+        interval=0.05,
+    )
+    with faults.partition("aggregation", network_nodes.POSTGRES):
+        figures.fault_started()
+        _hold(20, writer)
+    figures.healed()
+    at_heal = job_progress.last_batch(settings)
+    figures.recovered_when(
+        lambda: job_progress.last_batch(settings) > at_heal,
+        what="the job committing a batch again",
+        timeout=300,
+    )
+    writer.wait_more()
+    figures.record()
+
+
+# Five faults, each with its baseline, hold and recovery, then the oracle: about 6-8 minutes.
+@pytest.mark.timeout(1200)
+def test_network_faults_lose_and_duplicate_nothing(
+    api: httpx.Client,
+    analyst: analytics.Conn,
+    settings: Settings,
+    layout: Layout,
+    writer: Writer,
+) -> None:
+    with (
+        exactly_once_under_load(api, analyst, settings, writer),
+        network_nodes.named(settings, layout),
+    ):
+        _notifications_cut(layout, writer)
+        writer.wait_more()
+        _connect_cut_from_brokers(settings, layout, writer)
+        _leader_isolated_from_brokers(settings, layout, writer)
+        _coordinator_behind_loss(settings, layout, writer)
+        _driver_cut_from_postgres(settings, writer)
