@@ -11,8 +11,12 @@ up:
 	@stack/bootstrap.sh
 	@$(VENV)/onceflow-stack up
 
+# Also drops the fault library's nftables table (tests/faults/nft.py), which a killed
+# `make test-network` can leave: its port rules would outlive the cluster.
 down:
 	@if [ -x $(VENV)/onceflow-stack ]; then $(VENV)/onceflow-stack down; fi
+	@nft=$$(command -v nft || echo /usr/sbin/nft); if [ "$$(id -u)" -eq 0 ] && [ -x "$$nft" ]; then \
+	  printf 'add table inet onceflow_faults\ndelete table inet onceflow_faults\n' | "$$nft" -f - || true; fi
 
 status:
 	@$(VENV)/onceflow-stack status

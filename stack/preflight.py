@@ -1,6 +1,7 @@
 """Checks before anything starts: each failure is one sentence saying what to do."""
 
 import shutil
+import subprocess
 
 from onceflow import paths
 from stack import jvm, supervisor
@@ -36,6 +37,9 @@ def check(components: list[Component]) -> None:
         raise PreflightError(
             "PostgreSQL 15 is not installed: run `make up` (it installs it) as root."
         )
+    grouped = [c for c in components if c.network_group is not None]
+    if grouped:
+        _check_setpriv(grouped[0])
     free = shutil.disk_usage(paths.ROOT).free
     if free < MIN_FREE_BYTES:
         raise PreflightError(
@@ -43,6 +47,32 @@ def check(components: list[Component]) -> None:
             "free at least 2 GiB, then run `make up` again."
         )
     check_ports(components)
+
+
+def _check_setpriv(component: Component) -> None:
+    """The cluster starts its programs under their network groups (stack/supervisor.py): fail
+    here, in one sentence, rather than as programs supervisor gave up on (no util-linux setpriv,
+    not root, or a user namespace that maps no such group)."""
+    group = str(component.network_group)
+    try:
+        done = subprocess.run(
+            [supervisor.SETPRIV, "--regid", group, "--clear-groups", "--", "true"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except OSError as exc:
+        raise PreflightError(
+            f"{supervisor.SETPRIV} cannot run ({exc}): the cluster needs util-linux's setpriv"
+            " (apt-get install util-linux), then run `make up` again."
+        ) from exc
+    if done.returncode != 0:
+        raise PreflightError(
+            f"{supervisor.SETPRIV} cannot switch to group {group} ({done.stderr.strip()}): the"
+            " cluster starts its programs under groups of their own, which needs root with"
+            " CAP_SETGID and that group id mapped (no user namespace with a single id)."
+        )
 
 
 def check_ports(components: list[Component]) -> None:

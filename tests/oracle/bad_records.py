@@ -108,6 +108,16 @@ def _item(**changes: Any) -> Callable[[], Event]:
     return _order(items=[item], total_cents=total)
 
 
+def _items(*changes: dict[str, Any]) -> Callable[[], Event]:
+    """Items that are each a valid item with its changes (a None value: the field left out)."""
+    base: dict[str, Any] = {"sku": "SKU-1", "quantity": 1, "unit_price_cents": 1}
+    items = [
+        {k: v for k, v in (base | change).items() if not (k in change and v is None)}
+        for change in changes
+    ]
+    return _order(items=items, total_cents=len(items))
+
+
 def _replace(old: str, new: str) -> Callable[[str], str]:
     return lambda text: text.replace(old, new, 1)
 
@@ -363,6 +373,25 @@ def corpus(limit: int) -> list[Bad]:
             "null-item",
             "wrong JSON type: order.items[] must be an object",
             _from(_order(items=[None])),
+        ),
+        # Several items: the first failing check in check order over all of them (not the
+        # first failing item), and a non-object element before any check of the items' fields.
+        Bad(
+            "checks-in-order-over-items",
+            "wrong JSON type: order.items[].sku must be a string",
+            _from(_items({"quantity": None}, {"sku": 5})),
+        ),
+        Bad(
+            "unknown-field-in-second-item",
+            "unknown field order.items[].color",
+            _from(_items({}, {"color": "red"})),
+        ),
+        Bad(
+            "non-object-item-before-unknown-field",
+            "wrong JSON type: order.items[] must be an object",
+            _from(
+                _order(items=[1, {"sku": "SKU-1", "quantity": 1, "unit_price_cents": 1, "x": 1}])
+            ),
         ),
         Bad("trailing-text", NOT_JSON, _from(event, text=lambda t: t + " x")),
         Bad("trailing-value", NOT_JSON, _from(event, text=lambda t: t + "], [{}")),
