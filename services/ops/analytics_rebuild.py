@@ -30,6 +30,7 @@ would change, as of S): it takes no lock and changes nothing.
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -145,11 +146,17 @@ def lock_budget_s() -> float:
 
 
 def rebuild(
-    dsn: str, tables: list[str], *, dry_run: bool, lock_budget: float | None = None
+    dsn: str,
+    tables: list[str],
+    *,
+    dry_run: bool,
+    lock_budget: float | None = None,
+    after_snapshot: Callable[[], None] | None = None,
 ) -> Report:
     """Rebuild `tables` (recompute.TABLES names); see the module's docstring. One session: the
     snapshot's temp tables live until it closes. The swap gives up (RebuildError, nothing
-    changed) rather than hold the lock longer than `lock_budget` seconds (lock_budget_s())."""
+    changed) rather than hold the lock longer than `lock_budget` seconds (lock_budget_s()).
+    `after_snapshot` runs between the snapshot and the lock (a test lets folds commit there)."""
     budget = lock_budget_s() if lock_budget is None else lock_budget
     with psycopg.connect(dsn) as conn, conn.cursor() as cur:
         started = time.monotonic()
@@ -164,6 +171,8 @@ def rebuild(
         if dry_run:
             reports = [_compare(cur, t, _rebuilt(t), _at_snapshot(t), 0, totals[t]) for t in tables]
             return Report(True, events, reports, snapshot_s, 0.0, 0.0)
+        if after_snapshot is not None:
+            after_snapshot()
         conn.isolation_level = psycopg.IsolationLevel.READ_COMMITTED
         with conn.transaction():
             cur.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")

@@ -50,14 +50,32 @@ def rebuild(*args: str) -> dict[str, Any]:
     return report
 
 
-def swaps_with_folds_meanwhile(attempts: int = 3) -> list[dict[str, Any]]:
-    """Rebuild until a swap had batches folded between its snapshot and its lock (the path that
-    keeps them); each attempt is a rebuild while orders flow. Returns every report."""
-    reports = [rebuild()]
-    while not any(t["folded_since_snapshot"] for t in reports[-1]["tables"]):
-        assert len(reports) < attempts, "no batch was folded during the rebuilds"
-        reports.append(rebuild())
-    return reports
+def placed(conn: analytics.Conn) -> int:
+    row = conn.execute(
+        "SELECT coalesce(sum(orders_placed), 0) FROM analytics.daily_sales"
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def swap_with_folds_meanwhile(settings: Settings, conn: analytics.Conn) -> dict[str, Any]:
+    """A rebuild of every table (in-process) that waits, between its snapshot and its lock,
+    until the job folded a batch of the flowing orders: the swap must keep what that fold
+    added (the path a rebuild takes whenever the job commits during its snapshot)."""
+
+    def a_fold_meanwhile() -> None:
+        before = placed(conn)
+        wait_for(
+            lambda: placed(conn) > before, what="a batch folded after the snapshot", timeout=120
+        )
+
+    report = analytics_rebuild.rebuild(
+        settings.dsn("owner"),
+        list(recompute.TABLES),
+        dry_run=False,
+        after_snapshot=a_fold_meanwhile,
+    )
+    return {"tables": [vars(t) for t in report.tables]}
 
 
 def changes(report: dict[str, Any]) -> dict[str, tuple[int, int, int]]:
@@ -142,7 +160,7 @@ def test_a_rebuild_while_orders_flow_counts_every_event_once(
             assert state(owner, customer, sku, ghost) == broken, "the dry run changed a table"
 
             writer.wait_more()  # orders keep flowing into the swap
-            swapped = swaps_with_folds_meanwhile()
+            swapped = rebuild()
         except BaseException:
             # Leave no corrupted row to the tests after this one (their oracles read these
             # tables): repair in-process, then report the failure.
@@ -150,10 +168,15 @@ def test_a_rebuild_while_orders_flow_counts_every_event_once(
             analytics_rebuild.rebuild(settings.dsn("owner"), only, dry_run=False)
             raise
         swapped_at = time.time()
-        applied = changes(swapped[0])
+        applied = changes(swapped)
         assert applied["customer_sales"][1:] >= (1, 1), applied
         assert applied["daily_product_sales"][0] >= 1, applied
         assert not state(owner, customer, sku, ghost)["ghost"]
+
+    meanwhile = swap_with_folds_meanwhile(settings, analyst)
+    assert any(t["folded_since_snapshot"] for t in meanwhile["tables"]), meanwhile
+    # The tables were whole before it: the swap keeps the fold and changes nothing else.
+    assert set(changes(meanwhile).values()) == {(0, 0, 0)}, meanwhile
 
     writer.wait_more()  # the API kept taking writes after the swap
     expected = writer.finish()
