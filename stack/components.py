@@ -238,6 +238,16 @@ def components(settings: Settings) -> list[Component]:
         *_kafka_nodes(layout, kafka_jmx),
         *_connect_workers(layout, connect_jmx, settings.connect_url, settings.connector_name),
         *_spark(layout, settings.data),
+        # Restarts a FAILED connector task, or a connector stuck UNASSIGNED while its task runs
+        # (services/ops/connect_watchdog.py); it serves nothing: its process is its health.
+        Component(
+            name="connector-watchdog",
+            command=f"{python} -m services.ops.connect_watchdog",
+            ports=(),
+            ready=lambda: True,
+            where=f"watches {settings.connector_name} (its log: each restart)",
+            stopwait=10,
+        ),
         Component(
             name="api",
             command=f"{python} -m services.orders",

@@ -1,4 +1,6 @@
-"""Registering the `orders-outbox` connector from its file in connect/ and waiting until it runs."""
+"""Registering the `orders-outbox` connector from its file in connect/ and waiting until it runs;
+the connector's status and the restarts of it and its tasks (start-up and the connect watchdog,
+services/ops/connect_watchdog.py, use the same calls)."""
 
 import json
 from typing import Any
@@ -24,9 +26,14 @@ def connector_config() -> dict[str, str]:
     return config
 
 
+def connector_url(connect_url: str, name: str) -> str:
+    """The REST resource of a connector on a worker."""
+    return f"{connect_url}/connectors/{name}"
+
+
 def register(settings: Settings) -> None:
     """Create or update the connector (PUT is idempotent) and wait for it and its task to run."""
-    url = f"{settings.connect_url}/connectors/{settings.connector_name}"
+    url = connector_url(settings.connect_url, settings.connector_name)
     auth = get_ops_settings().auth()
     response = httpx.put(f"{url}/config", json=connector_config(), timeout=60, auth=auth)
     if response.status_code >= 400:
@@ -34,34 +41,53 @@ def register(settings: Settings) -> None:
     wait_for(lambda: settled(settings), what=f"connector {settings.connector_name}", timeout=120)
 
 
+def failed_while_settling(task: dict[str, Any]) -> bool:
+    """A FAILED task whose trace says the group was settling (SETTLING): a restart is all it
+    takes."""
+    return task.get("state") == "FAILED" and any(m in task.get("trace", "") for m in SETTLING)
+
+
 def settled(settings: Settings) -> bool:
     """running(), after restarting any task that failed while the group settled."""
-    url = f"{settings.connect_url}/connectors/{settings.connector_name}"
-    status = _status(url)
-    for task in status.get("tasks", []):
-        if task["state"] == "FAILED" and any(m in task.get("trace", "") for m in SETTLING):
-            restart = f"{url}/tasks/{task['id']}/restart"
-            httpx.post(restart, timeout=30, auth=get_ops_settings().auth()).raise_for_status()
-    return _all_running(status)
+    url = connector_url(settings.connect_url, settings.connector_name)
+    found = status(url)
+    for task in found.get("tasks", []):
+        if failed_while_settling(task):
+            restart_task(url, int(task["id"]))
+    return _all_running(found)
 
 
 def running(settings: Settings) -> bool:
     """True when the connector and every one of its tasks are RUNNING."""
-    return _all_running(_status(f"{settings.connect_url}/connectors/{settings.connector_name}"))
+    return _all_running(status(connector_url(settings.connect_url, settings.connector_name)))
 
 
-def _status(url: str) -> dict[str, Any]:
+def restart_task(url: str, task_id: int) -> None:
+    """Restart one task of the connector (`url`: connector_url): exactly-once, the restarted
+    task fences its predecessor's producer and resumes from the last committed offset."""
+    restart = f"{url}/tasks/{task_id}/restart"
+    httpx.post(restart, timeout=30, auth=get_ops_settings().auth()).raise_for_status()
+
+
+def restart_connector(url: str) -> None:
+    """Restart the connector alone, not its tasks (`url`: connector_url)."""
+    httpx.post(f"{url}/restart", timeout=30, auth=get_ops_settings().auth()).raise_for_status()
+
+
+def status(url: str) -> dict[str, Any]:
+    """The connector's status (`url`: connector_url), as the ops credential reads it; NotYetError
+    while the worker cannot say."""
     response = httpx.get(f"{url}/status", timeout=5, auth=get_ops_settings().auth())
     if response.status_code != 200:  # a worker (re)starting answers 404 until it has joined
         raise NotYetError(f"Kafka Connect answered {response.status_code} for {url}/status")
-    status: dict[str, Any] = response.json()
-    return status
+    found: dict[str, Any] = response.json()
+    return found
 
 
-def _all_running(status: dict[str, Any]) -> bool:
-    tasks = status.get("tasks", [])
+def _all_running(found: dict[str, Any]) -> bool:
+    tasks = found.get("tasks", [])
     return bool(
-        status.get("connector", {}).get("state") == "RUNNING"
+        found.get("connector", {}).get("state") == "RUNNING"
         and tasks
         and all(task["state"] == "RUNNING" for task in tasks)
     )

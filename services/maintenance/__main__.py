@@ -7,15 +7,12 @@ instances are safe: an advisory lock lets one run at a time.
 """
 
 import logging
-import signal
-import threading
-from types import FrameType
 
 import psycopg
 from confluent_kafka import KafkaException
 from prometheus_client import REGISTRY, start_http_server
 
-from onceflow import logs
+from onceflow import logs, stop_signals
 from onceflow.settings import (
     get_api_settings,
     get_observability_settings,
@@ -41,14 +38,7 @@ def main() -> None:
     start_http_server(
         retention.maintenance_metrics_port, addr=get_observability_settings().metrics_host
     )
-    stop = threading.Event()
-
-    def request_stop(signum: int, _frame: FrameType | None) -> None:
-        log.info("received %s: stopping", signal.Signals(signum).name)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, request_stop)
-    signal.signal(signal.SIGINT, request_stop)
+    stop = stop_signals.stop_requested(log)
     windows = Windows.of(retention)
     while not stop.is_set():
         try:

@@ -232,7 +232,7 @@ def gather(
     hops = {
         "api": Hop("api", ["api"]),
         "slot": Hop("slot", ["postgres"]),
-        "connector": Hop("connector", _programs(parts, "connect")),
+        "connector": Hop("connector", _programs(parts, "connect", "connector-watchdog")),
         "topic": Hop("topic", _programs(parts, "kafka")),
         "aggregation": Hop("aggregation", ["aggregation"]),
         "notifications": Hop("notifications", [c.name for c in instances]),

@@ -30,6 +30,7 @@ PROGRAMS = [
     "spark-master",
     "spark-worker-1",
     "spark-worker-2",
+    "connector-watchdog",
     "api",
     "maintenance",
     "aggregation",
