@@ -1,5 +1,6 @@
 """Which Connect worker runs the connector's task, asked of a worker that is alive."""
 
+import json
 from typing import Any
 
 import httpx
@@ -7,7 +8,7 @@ import httpx
 from onceflow.settings.ops import get_ops_settings
 from onceflow.topology import Layout
 from stack.waiting import wait_for
-from tests.cluster.program_logs import log_since
+from tests.cluster.program_logs import log_since, log_size
 
 
 def _status(worker_url: str, connector: str) -> dict[str, Any]:
@@ -37,17 +38,15 @@ def task_only_worker(worker_url: str, connector: str) -> str | None:
     return url_of(str(task["worker_id"])) if task["state"] == "RUNNING" else None
 
 
+def task_states(worker_url: str, connector: str) -> list[str]:
+    """Each task's state as `worker_url` reports it ([] when it does not answer)."""
+    return [str(task["state"]) for task in _status(worker_url, connector).get("tasks", [])]
+
+
 def connector_state(worker_url: str, connector: str) -> str | None:
     """The connector's own state as `worker_url` reports it (None when it does not answer)."""
     state = _status(worker_url, connector).get("connector", {}).get("state")
     return None if state is None else str(state)
-
-
-def restart_connector(worker_url: str, connector: str) -> None:
-    """Restart the connector alone (not its task): what the runbook does about a stale
-    UNASSIGNED (docs/operations.md, "Rehearsing network faults")."""
-    url = f"{worker_url}/connectors/{connector}/restart"
-    httpx.post(url, timeout=30, auth=get_ops_settings().auth()).raise_for_status()
 
 
 def url_of(worker_id: str) -> str:
@@ -120,40 +119,32 @@ def wait_fenced(program: str, since: int, timeout: float = 180, also: tuple[str,
     return said[0]
 
 
-def task_worker_with_fresh_status(urls: list[str], connector: str) -> tuple[str, bool]:
-    """settled_task_worker, after the runbook's steps (a FAILED task restarted, restart_if_failed;
-    and for a stale connector status): when every
-    worker says the task is RUNNING on one worker but the connector is not RUNNING (a zombie
-    worker's late UNASSIGNED), restart the connector alone. Returns the worker and whether the
-    restart was needed."""
+# The product restarts a FAILED task and a connector stuck UNASSIGNED while its task runs: the
+# connector watchdog (services/ops/connect_watchdog.py), whose log says each restart.
+WATCHDOG = "connector-watchdog"
 
-    restarted: list[bool] = []
 
-    def task_settled() -> bool:
-        # Once: the status says FAILED until the restarted task runs.
-        if not restarted and restart_if_failed(urls, connector):
-            restarted.append(True)
-            return False
-        seen = {task_only_worker(u, connector) for u in urls}
+def watchdog_restarts(since: int) -> list[str]:
+    """What the watchdog restarted since byte `since` of its log: one line per restart."""
+    restarts = []
+    for line in log_since(WATCHDOG, since).splitlines():
+        if line.startswith("{"):
+            entry = json.loads(line)
+            if str(entry.get("msg", "")).startswith("restarting "):
+                restarts.append(str(entry["msg"]))
+    return restarts
+
+
+def task_worker_with_fresh_status(urls: list[str], connector: str) -> tuple[str, list[str]]:
+    """settled_task_worker, once the connector and its task both read RUNNING on every worker:
+    after a fault the watchdog restarts a FAILED task, or a connector whose status a zombie left
+    UNASSIGNED (it waits 30 s for Connect to settle it first). Returns the worker and what the
+    watchdog restarted meanwhile."""
+    since = log_size(WATCHDOG)
+
+    def fresh() -> bool:
+        seen = {task_worker(u, connector) for u in urls}
         return len(seen) == 1 and None not in seen
 
-    wait_for(task_settled, what=f"every worker to agree where {connector}'s task runs", timeout=180)
-    stale = connector_state(urls[0], connector) != "RUNNING"
-    if stale:
-        restart_connector(urls[0], connector)
-    return settled_task_worker(urls, connector), stale
-
-
-def restart_if_failed(urls: list[str], connector: str) -> bool:
-    """The runbook's step for a task FAILED (an exactly-once task whose transaction expired
-    while it could not reach the brokers does not restart by itself, KAFKA-15059): restart
-    it. True when it was FAILED."""
-    for url in urls:
-        tasks = _status(url, connector).get("tasks", [])
-        if len(tasks) == 1 and tasks[0]["state"] == "FAILED":
-            restart = f"{url}/connectors/{connector}/tasks/{tasks[0]['id']}/restart"
-            httpx.post(restart, timeout=30, auth=get_ops_settings().auth()).raise_for_status()
-            return True
-        if tasks:
-            return False
-    return False
+    wait_for(fresh, what=f"{connector} and its task RUNNING on every worker", timeout=240)
+    return settled_task_worker(urls, connector), watchdog_restarts(since)

@@ -3,15 +3,19 @@ under the e2e writer's client load, one writer and one oracle for the chain: a n
 instance cut from every broker past its session timeout, then healed; the Connect worker running
 the task cut from every broker while it still reaches Postgres, past the worker's session
 timeout (its task moves, the zombie is fenced, the slot never runs ahead of what Kafka
-committed); the broker leading an outbox partition isolated from the other two past the
-controller's fencing timeout (clients still reach it); the connector task's transaction
-coordinator behind 30 % loss; the job's driver cut from Postgres while a batch runs. Each
-scenario records the availability during the fault and the time to recover after the heal
-(fault_figures.py). Not here yet: the 200 ms delay beside the loss and the executors' 500 ms
-to Postgres (a delay needs a Toxiproxy link in the path: docs/testing.md)."""
+committed), and the reverse, that worker cut from Postgres while it still reaches the brokers
+(its task stalls or fails and is restarted, the slot never ahead of Kafka); the broker leading
+an outbox partition isolated from the other two past the controller's fencing timeout (clients
+still reach it); the connector task's transaction coordinator behind 30 % loss; the job's
+driver cut from Postgres while a batch runs. Each scenario records the availability during the
+fault and the time to recover after the heal (fault_figures.py). A task that FAILED is
+restarted by the connector watchdog (services/ops/connect_watchdog.py), never by the test,
+which checks the watchdog's log. Not here yet: the 200 ms delay beside the loss and the
+executors' 500 ms to Postgres (a delay needs a Toxiproxy link in the path: docs/testing.md)."""
 
 import json
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 
 import httpx
@@ -104,23 +108,48 @@ def _notifications_cut(layout: Layout, writer: Writer) -> None:
     assert figures.writes_during_per_s > 0, "the API took no write during the fault"
 
 
-def _publishing_again(settings: Settings, layout: Layout, figures: Figures) -> None:
+def _task_failed(urls: list[str], connector: str) -> bool:
+    """Some worker reports the connector's task FAILED."""
+    return any(
+        state == "FAILED" for url in urls for state in connect_workers.task_states(url, connector)
+    )
+
+
+def _publishing_again(settings: Settings, layout: Layout, figures: Figures, since: int) -> None:
     """Recovery of the publishing hop: the outbox grows again after the heal. A task that FAILED
-    meanwhile is restarted as the runbook says, and the figures say so."""
+    meanwhile must be restarted by the product (the connector watchdog), not by the test: the
+    figures say when it was seen FAILED and what the watchdog restarted (its log since byte
+    `since`)."""
     urls = [w.url for w in layout.connect]
     at_heal = cdc_positions.outbox_end(settings)
 
     def publishing() -> bool:
-        # Once: the status says FAILED until the restarted task runs.
-        restarted = "task_failed_restarted_after_heal_s" in figures.notes
-        if not restarted and connect_workers.restart_if_failed(urls, settings.connector_name):
-            figures.notes["task_failed_restarted_after_heal_s"] = round(
+        if "task_failed_seen_after_heal_s" not in figures.notes and _task_failed(
+            urls, settings.connector_name
+        ):
+            figures.notes["task_failed_seen_after_heal_s"] = round(
                 time.monotonic() - figures.started, 1
             )
-            return False
         return cdc_positions.outbox_end(settings) > at_heal
 
     figures.recovered_when(publishing, what="the outbox growing after the heal", timeout=240)
+    _note_watchdog(figures, since)
+    if "task_failed_seen_after_heal_s" in figures.notes:
+        restarts = connect_workers.watchdog_restarts(since)
+        assert any(r.startswith("restarting task") for r in restarts), (
+            "the task FAILED and publishing resumed, but the watchdog's log says no restart"
+        )
+
+
+def _note_watchdog(figures: Figures, since: int, key: str = "watchdog_restarted") -> None:
+    """What the connector watchdog restarted since byte `since` of its log (each restart's
+    first words)."""
+    _note_restarts(figures, connect_workers.watchdog_restarts(since), key)
+
+
+def _note_restarts(figures: Figures, restarts: list[str], key: str) -> None:
+    if restarts:
+        figures.notes[key] = "; ".join(r.split(":", 1)[0] for r in restarts)
 
 
 def _slot_behind_kafka(settings: Settings) -> None:
@@ -140,22 +169,38 @@ CONNECT_SESSION_S = 10
 ORPHANED = ("Failed to commit producer transaction",)
 
 
+def _task_scenario(
+    settings: Settings, layout: Layout, writer: Writer, fault: Callable[[str], str]
+) -> tuple[str, Figures, int]:
+    """The start of a scenario about the worker running the task, once every worker reports
+    the connector and its task RUNNING: that worker's URL, the figures (titled `fault(its
+    program)`, baseline taken, what the watchdog restarted meanwhile noted) and the offset of
+    the watchdog's log."""
+    urls = [w.url for w in layout.connect]
+    running, before = connect_workers.task_worker_with_fresh_status(urls, settings.connector_name)
+    figures = Figures(
+        fault(connect_workers.program_of(layout, running)),
+        writer,
+        hop=lambda: cdc_positions.outbox_end(settings),
+    )
+    _note_restarts(figures, before, "watchdog_restarted_before")
+    figures.baseline(BASELINE_S)
+    return running, figures, program_logs.log_size(connect_workers.WATCHDOG)
+
+
 def _connect_cut_from_brokers(settings: Settings, layout: Layout, writer: Writer) -> None:
     """The worker running the task loses every broker (not Postgres) past its session timeout:
     the group gives the task to the other worker, which publishes again once it holds the slot;
     after the heal the zombie rejoins, its task elsewhere, and is seen fenced."""
     name = settings.connector_name
-    urls = [w.url for w in layout.connect]
-    running, stale = connect_workers.task_worker_with_fresh_status(urls, name)
-    target = next(u for u in urls if u != running)
-    zombie = connect_workers.program_of(layout, running)
-    figures = Figures(
-        f"the Connect worker running the task ({zombie}) cut from every broker",
+    running, figures, watchdog_since = _task_scenario(
+        settings,
+        layout,
         writer,
-        hop=lambda: cdc_positions.outbox_end(settings),
+        lambda worker: f"the Connect worker running the task ({worker}) cut from every broker",
     )
-    figures.notes["connector_restarted_before"] = str(stale)
-    figures.baseline(BASELINE_S)
+    target = next(w.url for w in layout.connect if w.url != running)
+    zombie = connect_workers.program_of(layout, running)
     since = program_logs.log_size(zombie)
     with network_nodes.cut_from_brokers(layout, zombie):
         figures.fault_started()
@@ -178,8 +223,40 @@ def _connect_cut_from_brokers(settings: Settings, layout: Layout, writer: Writer
     figures.notes["zombie_said"] = connect_workers.wait_fenced(zombie, since, also=ORPHANED)
     # The zombie's last status write (its connector UNASSIGNED, made when it revoked its own
     # assignment in the cut) may land after the live worker's RUNNING, now or seconds later:
-    # the next scenario's start does the runbook's step (a restart of the connector alone).
+    # the watchdog restarts the connector alone once that has lasted 30 s (the next scenario
+    # waits for a fresh status and says what the watchdog restarted).
     figures.notes["connector_state_after_heal"] = str(connect_workers.connector_state(target, name))
+    writer.wait_more()
+    _slot_behind_kafka(settings)
+    _note_watchdog(figures, watchdog_since)
+    figures.record()
+    assert figures.writes_during_per_s > 0, "the API took no write during the fault"
+
+
+def _connect_cut_from_postgres(settings: Settings, layout: Layout, writer: Writer) -> None:
+    """The worker running the task loses Postgres (not the brokers) past its session timeout: it
+    stays in the group, so nothing moves or fences its task, which cannot read the slot (it
+    stalls, or fails and the watchdog restarts it, backing off while Postgres stays away); after
+    the heal it publishes again, and the slot is never ahead of what Kafka committed."""
+    name = settings.connector_name
+    urls = [w.url for w in layout.connect]
+    running, figures, watchdog_since = _task_scenario(
+        settings,
+        layout,
+        writer,
+        lambda worker: f"the Connect worker running the task ({worker}) cut from Postgres",
+    )
+    worker = connect_workers.program_of(layout, running)
+    with faults.partition(worker, network_nodes.POSTGRES):
+        figures.fault_started()
+        _hold(CONNECT_SESSION_S + 15, writer)
+        states = {s for url in urls for s in connect_workers.task_states(url, name)}
+        figures.notes["task_states_at_heal"] = ",".join(sorted(states))
+        _slot_behind_kafka(settings)
+    figures.healed()
+    _publishing_again(settings, layout, figures, watchdog_since)
+    on = connect_workers.task_only_worker(running, name)
+    figures.notes["task_on_after_heal"] = connect_workers.program_of(layout, on) if on else "none"
     writer.wait_more()
     _slot_behind_kafka(settings)
     figures.record()
@@ -194,7 +271,8 @@ BROKER_SESSION_S = 9
 def _leader_isolated_from_brokers(settings: Settings, layout: Layout, writer: Writer) -> None:
     """The broker leading the outbox's partition 0 loses the other two brokers (clients still
     reach it) past the controller's fencing timeout: the partition gets a new leader; after the
-    heal publishing goes on (a FAILED task restarted) and every partition is whole again."""
+    heal publishing goes on (a FAILED task restarted by the watchdog) and every partition is
+    whole again."""
     program = {node.node_id: node.program for node in layout.kafka}
     leader = kafka_nodes.leader_of(settings.kafka_bootstrap, settings.topic, 0)
     figures = Figures(
@@ -203,6 +281,7 @@ def _leader_isolated_from_brokers(settings: Settings, layout: Layout, writer: Wr
         hop=lambda: cdc_positions.outbox_end(settings),
     )
     figures.baseline(BASELINE_S)
+    watchdog_since = program_logs.log_size(connect_workers.WATCHDOG)
     with ExitStack() as cut:
         for node in layout.kafka:
             if node.node_id != leader:
@@ -217,10 +296,10 @@ def _leader_isolated_from_brokers(settings: Settings, layout: Layout, writer: Wr
         # Past the fencing timeout, but not past the task's transaction timeout (60 s): the
         # task's producer may keep writing to the isolated broker (it still answers metadata
         # as the leader) and stall until the heal, and a transaction open longer fails the
-        # task (docs/operations.md says what to do then).
+        # task (the watchdog restarts it; docs/operations.md).
         _hold(BROKER_SESSION_S + 10, writer)
     figures.healed()
-    _publishing_again(settings, layout, figures)
+    _publishing_again(settings, layout, figures, watchdog_since)
     wait_for(
         lambda: kafka_nodes.fully_replicated(settings.kafka_bootstrap),
         what="every partition led and fully in sync again",
@@ -241,25 +320,23 @@ def _leader_or_none(settings: Settings) -> int | None:
 def _coordinator_behind_loss(settings: Settings, layout: Layout, writer: Writer) -> None:
     """30 % of the packets between the worker running the task and its transaction coordinator
     dropped, both ways, for 30 s: the task's transactions slow down, none is lost or doubled."""
-    name = settings.connector_name
-    urls = [w.url for w in layout.connect]
-    running, stale = connect_workers.task_worker_with_fresh_status(urls, name)
-    worker = connect_workers.program_of(layout, running)
     program = {node.node_id: node.program for node in layout.kafka}
-    txn_id = kafka_nodes.connector_transactional_id(name)
+    txn_id = kafka_nodes.connector_transactional_id(settings.connector_name)
     coordinator = program[kafka_nodes.transaction_coordinator(settings.kafka_bootstrap, txn_id)]
-    figures = Figures(
-        f"the task's transaction coordinator ({coordinator}) behind 30 % loss from {worker}",
+    running, figures, watchdog_since = _task_scenario(
+        settings,
+        layout,
         writer,
-        hop=lambda: cdc_positions.outbox_end(settings),
+        lambda worker: (
+            f"the task's transaction coordinator ({coordinator}) behind 30 % loss from {worker}"
+        ),
     )
-    figures.baseline(BASELINE_S)
+    worker = connect_workers.program_of(layout, running)
     with faults.loss(worker, coordinator, 30):
         figures.fault_started()
         _hold(30, writer)
-    figures.notes["connector_restarted_before"] = str(stale)
     figures.healed()
-    _publishing_again(settings, layout, figures)
+    _publishing_again(settings, layout, figures, watchdog_since)
     writer.wait_more()
     figures.record()
     assert figures.hop_during_per_s > 0, "nothing was published behind the lossy link"
@@ -295,7 +372,7 @@ def _driver_cut_from_postgres(settings: Settings, writer: Writer) -> None:
     figures.record()
 
 
-# Five faults, each with its baseline, hold and recovery, then the oracle: about 6-8 minutes.
+# Six faults, each with its baseline, hold and recovery, then the oracle: about 8-10 minutes.
 @pytest.mark.timeout(1200)
 def test_network_faults_lose_and_duplicate_nothing(
     api: httpx.Client,
@@ -311,6 +388,7 @@ def test_network_faults_lose_and_duplicate_nothing(
         _notifications_cut(layout, writer)
         writer.wait_more()
         _connect_cut_from_brokers(settings, layout, writer)
+        _connect_cut_from_postgres(settings, layout, writer)
         _leader_isolated_from_brokers(settings, layout, writer)
         _coordinator_behind_loss(settings, layout, writer)
         _driver_cut_from_postgres(settings, writer)
