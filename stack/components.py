@@ -24,7 +24,7 @@ from onceflow.settings.kafka_auth import client_config
 from onceflow.settings.ops import OpsCredentialMissingError, get_ops_settings
 from onceflow.topology import KafkaNode, Layout
 from stack import jvm, postgres, prometheus, spark
-from stack.health import Probe, answers, connector_runs, stage_progresses
+from stack.health import Probe, answers, connector_runs, slot_kept, stage_progresses
 from stack.waiting import port_open
 
 
@@ -126,15 +126,17 @@ def _kafka_nodes(layout: Layout, jmx_base: int | None) -> list[Component]:
     return parts
 
 
-def _worker_works(url: str, connect_url: str, connector: str) -> str | None:
-    """The worker answers its REST API (to the ops credential), and the connector and its
-    tasks run."""
+def _worker_works(url: str, connect_url: str, connector: str, slot: Probe) -> str | None:
+    """The worker answers its REST API (to the ops credential), the connector and its tasks
+    run, and the slot they read is not lost."""
     try:
         auth = get_ops_settings().auth()
     except OpsCredentialMissingError as exc:
         return str(exc)
-    return answers(f"{url}/connectors", auth=auth) or connector_runs(
-        connect_url, connector, auth=auth
+    return (
+        answers(f"{url}/connectors", auth=auth)
+        or connector_runs(connect_url, connector, auth=auth)
+        or slot()
     )
 
 
@@ -143,7 +145,7 @@ def _worker_ready(url: str) -> bool:
 
 
 def _connect_workers(
-    layout: Layout, jmx_base: int | None, connect_url: str, connector: str
+    layout: Layout, jmx_base: int | None, connect_url: str, connector: str, slot: Probe
 ) -> list[Component]:
     parts = []
     for worker in layout.connect:
@@ -157,7 +159,7 @@ def _connect_workers(
                 where=f"{worker.url}{_metrics(jmx)}",
                 start_timeout=180,
                 wave="connect",
-                probe=functools.partial(_worker_works, worker.url, connect_url, connector),
+                probe=functools.partial(_worker_works, worker.url, connect_url, connector, slot),
                 # The connector's config names ${env:ONCEFLOW_CDC_DB_PASSWORD}.
                 db_roles=("cdc",),
                 passwords_in_env=True,
@@ -236,7 +238,13 @@ def components(settings: Settings) -> list[Component]:
             stopsignal="INT",
         ),
         *_kafka_nodes(layout, kafka_jmx),
-        *_connect_workers(layout, connect_jmx, settings.connect_url, settings.connector_name),
+        *_connect_workers(
+            layout,
+            connect_jmx,
+            settings.connect_url,
+            settings.connector_name,
+            lambda: slot_kept(settings.dsn("analyst"), settings.replication_slot),
+        ),
         *_spark(layout, settings.data),
         # Restarts a FAILED connector task, or a connector stuck UNASSIGNED while its task runs
         # (services/ops/connect_watchdog.py); it serves nothing: its process is its health.

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import httpx
+import psycopg
 from prometheus_client.parser import text_string_to_metric_families
 
 # A probe that does not answer within this is "not working": a frozen process accepts TCP
@@ -112,6 +113,31 @@ def connector_runs(
         return f"connector {connector} has no task"
     wrong = [f"{what} {state}" for what, state in states if state != "RUNNING"]
     return f"connector {connector}: {', '.join(wrong)}" if wrong else None
+
+
+def slot_kept(dsn: str, slot: str, deadline: float = DEADLINE) -> str | None:
+    """The replication slot still holds the WAL the connector needs: a LOST slot leaves the
+    task RUNNING (Debezium retries for half an hour) while nothing is published."""
+    try:
+        with psycopg.connect(dsn, connect_timeout=max(1, math.ceil(deadline))) as conn:
+            row = conn.execute(
+                "SELECT coalesce(wal_status, 'lost') FROM pg_replication_slots"
+                " WHERE slot_name = %s",
+                (slot,),
+            ).fetchone()
+    except psycopg.Error as exc:
+        return f"the replication slot could not be read ({exc.__class__.__name__})"
+    return slot_verdict(slot, None if row is None else str(row[0]))
+
+
+def slot_verdict(slot: str, wal_status: str | None) -> str | None:
+    """Why the slot fails the connector (None: it does not; a missing one Debezium creates)."""
+    if wal_status != "lost":
+        return None
+    return (
+        f"replication slot {slot} is LOST (Postgres removed WAL it still needed): nothing is "
+        "published; docs/operations.md#a-lost-replication-slot"
+    )
 
 
 def first(samples: Samples, name: str) -> float | None:

@@ -22,6 +22,7 @@ import pytest
 from supervisor.xmlrpc import SupervisorTransport
 
 from onceflow.paths import VENV_BIN
+from onceflow.settings import get_settings
 from stack import health
 from stack.waiting import free_port, wait_for
 
@@ -159,3 +160,8 @@ def test_a_crash_looping_component_is_unhealthy_within_10_s_and_healthy_once_fix
     assert process.restarts >= 3
     assert process.uptime is not None
     assert process.uptime >= health.SETTLE
+
+
+def test_the_live_slot_is_kept() -> None:
+    settings = get_settings()
+    assert health.slot_kept(settings.dsn("analyst"), settings.replication_slot) is None

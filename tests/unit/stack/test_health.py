@@ -113,3 +113,18 @@ def test_a_probe_that_raises_is_a_sentence() -> None:
 )
 def test_uptime_is_short(seconds: float | None, shown: str) -> None:
     assert health.duration(seconds) == shown
+
+
+def test_a_lost_slot_fails_the_connector_in_one_sentence_and_others_do_not() -> None:
+    said = health.slot_verdict("onceflow_outbox", "lost")
+    assert said is not None
+    assert "onceflow_outbox is LOST" in said
+    assert "#a-lost-replication-slot" in said
+    for status in ("reserved", "extended", "unreserved", None):  # None: Debezium creates it
+        assert health.slot_verdict("onceflow_outbox", status) is None
+
+
+def test_an_unreachable_database_is_a_sentence_not_an_exception() -> None:
+    said = health.slot_kept("host=127.0.0.1 port=1 dbname=x user=x", "s", deadline=1)
+    assert said is not None
+    assert said.startswith("the replication slot could not be read")
