@@ -1,5 +1,6 @@
 """A key whose first request has not completed: answered 409 while it runs, one order however
-many race on it, and nothing left behind when its client dies before committing."""
+many race on it, and nothing left behind when its client dies before committing. Any other lock
+the claim meets (the table's, another key's of the same hash) is waited for, never a 409."""
 
 import signal
 import subprocess
@@ -15,6 +16,7 @@ from onceflow.client_keys import Issued
 from onceflow.paths import ROOT
 from onceflow.settings import Settings
 from services.orders.service_layer.idempotency import PLACE_SCOPE, claim
+from tests.integration.locks import answered_while_held
 from tests.integration.orders.conftest import ORDER, customer, key, orders_of
 
 
@@ -23,7 +25,7 @@ def test_key_in_flight_is_409(client: TestClient, settings: Settings, caller: Is
     scope = claim(PLACE_SCOPE, idem, {}, client_id=caller.client_id).scope
     with psycopg.connect(settings.dsn("app")) as holder:  # holds the key, uncommitted
         holder.execute(
-            "INSERT INTO orders.idempotency_keys VALUES (%s, %s, '\\x00', 201, '{}', now())",
+            "SELECT claimed FROM orders.claim_key(%s, %s, '\\x00', '50ms', 201, '{}')",
             (scope, idem),
         )
         response = client.post("/orders", json=body, headers={"Idempotency-Key": idem})
@@ -82,3 +84,56 @@ def test_crash_before_commit_leaves_nothing(client: TestClient, db: Any, caller:
     assert "idempotent-replayed" not in retry.headers
     assert retry.json()["id"] != order_id
     assert orders_of(db, who) == 1
+
+
+HELD_S = 0.3  # well past the in-flight bound (api_idempotency_wait_ms, 50 ms)
+
+
+def test_fresh_key_waits_out_a_table_lock(client: TestClient, settings: Settings, db: Any) -> None:
+    """A lock on the keys' table (as an extension lock or vacuum's truncation would be) held
+    past the bound delays a fresh key's claim; it is never answered 409 for it."""
+    body, idem = {**ORDER, "customer_id": customer()}, key()
+    with ThreadPoolExecutor(1) as pool, psycopg.connect(settings.dsn("owner")) as holder:
+        holder.execute("LOCK TABLE orders.idempotency_keys IN SHARE ROW EXCLUSIVE MODE")
+        pending = pool.submit(client.post, "/orders", json=body, headers={"Idempotency-Key": idem})
+        answered_under_lock, response = answered_while_held(pending, holder, db, HELD_S)
+    assert (answered_under_lock, response.status_code) == (False, 201), response.text
+    assert "idempotent-replayed" not in response.headers
+    assert orders_of(db, body["customer_id"]) == 1
+
+
+def advisory_lock_of(settings: Settings, scope: str, idem: str) -> tuple[int, int]:
+    """The advisory lock orders.claim_key takes for (scope, idem), read from pg_locks inside a
+    claim that is rolled back (classid and objid as the two int4 keys)."""
+    with psycopg.connect(settings.dsn("owner")) as conn:
+        conn.execute(
+            "SELECT claimed FROM orders.claim_key(%s, %s, '\\x00', '50ms', 201, '{}')",
+            (scope, idem),
+        )
+        row = conn.execute(
+            "SELECT classid::int4, objid::int4 FROM pg_locks WHERE locktype = 'advisory'"
+            " AND objsubid = 2 AND pid = pg_backend_pid()"
+        ).fetchone()
+        conn.rollback()
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+def test_a_key_sharing_its_lock_with_another_in_flight_is_claimed(
+    client: TestClient, settings: Settings, db: Any, caller: Issued
+) -> None:
+    """Another key in flight whose hash is this key's (held here without any key row) makes
+    the claim wait the bound, then the INSERT decides: 201, not 409."""
+    body, idem = {**ORDER, "customer_id": customer()}, key()
+    scope = claim(PLACE_SCOPE, idem, {}, client_id=caller.client_id).scope
+    with psycopg.connect(settings.dsn("app")) as holder:
+        holder.execute(
+            "SELECT pg_advisory_xact_lock(%s, %s)", advisory_lock_of(settings, scope, idem)
+        )
+        started = time.monotonic()
+        response = client.post("/orders", json=body, headers={"Idempotency-Key": idem})
+        waited = time.monotonic() - started
+        holder.rollback()
+    assert response.status_code == 201, response.text
+    assert waited >= 0.05  # it waited for the lock, the whole bound
+    assert orders_of(db, body["customer_id"]) == 1

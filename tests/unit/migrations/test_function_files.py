@@ -24,6 +24,10 @@ def test_a_downgrade_finds_each_body_its_revision_had() -> None:
     assert functions.definition("emit_event", at_0005) == at_0012
     assert functions.definition("iso_utc", at_0005) == functions.FOLDER / "iso_utc.sql"
     assert functions.definition("emit_event") == functions.FOLDER / "emit_event.sql"
+    # claim_key changed first after 0021 (0022): every earlier revision had 0021's body.
+    at_0021 = functions.HISTORY / "0021" / "claim_key.sql"
+    assert functions.definition("claim_key", at_0005) == at_0021
+    assert functions.definition("claim_key") == functions.FOLDER / "claim_key.sql"
 
 
 def test_each_history_file_defines_the_function_it_is_named_after() -> None:
