@@ -293,10 +293,10 @@ def _leader_isolated_from_brokers(settings: Settings, layout: Layout, writer: Wr
             timeout=120,
         )
         figures.notes["new_leader_after_s"] = round(time.monotonic() - figures.started, 1)
-        # Past the fencing timeout, but not past the task's transaction timeout (60 s): the
-        # task's producer may keep writing to the isolated broker (it still answers metadata
-        # as the leader) and stall until the heal, and a transaction open longer fails the
-        # task (the watchdog restarts it; docs/operations.md).
+        # Past the fencing timeout, well under the task's transaction timeout (300 s,
+        # connect/worker.properties): the task's producer may keep writing to the isolated
+        # broker (it still answers metadata as the leader) and stall until the heal; a
+        # transaction open longer fails the task (the watchdog restarts it).
         _hold(BROKER_SESSION_S + 10, writer)
     figures.healed()
     _publishing_again(settings, layout, figures, watchdog_since)
