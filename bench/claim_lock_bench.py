@@ -44,7 +44,16 @@ def prepare(database: str, revision: str) -> tuple[str, str]:
     postgres.ensure_roles_and_database(settings)
     env = {**os.environ, "ONCEFLOW_PG_DATABASE": database}
     alembic = [sys.executable, "-m", "alembic", "-c", "migrations/alembic.ini"]
-    subprocess.run([*alembic, "upgrade", revision], env=env, check=True, cwd=ROOT)
+    # A database migrated from scratch has the functions' current bodies at every revision
+    # (migrations/functions.py); a downgrade restores the revision's own.
+    subprocess.run([*alembic, "upgrade", "head"], env=env, check=True, cwd=ROOT)
+    if revision != "head":
+        subprocess.run([*alembic, "downgrade", revision], env=env, check=True, cwd=ROOT)
+    with psycopg.connect(settings.dsn("owner")) as conn:
+        row = conn.execute("SELECT prosrc FROM pg_proc WHERE proname = 'claim_key'").fetchone()
+    locks = row is not None and "pg_try_advisory_xact_lock" in row[0]
+    if locks != (revision == "head"):
+        raise SystemExit(f"{database}: claim_key is not {revision}'s")
     issued = create_client(
         settings=settings,
         name=f"claim-bench-{uuid.uuid4().hex[:8]}",
