@@ -17,7 +17,7 @@ from onceflow.paths import ROOT
 from onceflow.settings import Settings
 from services.orders.service_layer.idempotency import PLACE_SCOPE, claim
 from tests.integration.locks import answered_while_held
-from tests.integration.orders.conftest import ORDER, customer, key, orders_of
+from tests.integration.orders.conftest import ORDER, act, customer, key, orders_of, place
 
 
 def test_key_in_flight_is_409(client: TestClient, settings: Settings, caller: Issued) -> None:
@@ -100,6 +100,18 @@ def test_fresh_key_waits_out_a_table_lock(client: TestClient, settings: Settings
     assert (answered_under_lock, response.status_code) == (False, 201), response.text
     assert "idempotent-replayed" not in response.headers
     assert orders_of(db, body["customer_id"]) == 1
+
+
+def test_fresh_key_of_a_transition_waits_out_a_table_lock(
+    client: TestClient, settings: Settings, db: Any
+) -> None:
+    order = place(client)
+    with ThreadPoolExecutor(1) as pool, psycopg.connect(settings.dsn("owner")) as holder:
+        holder.execute("LOCK TABLE orders.idempotency_keys IN SHARE ROW EXCLUSIVE MODE")
+        pending = pool.submit(act, client, order["id"], "pay")
+        answered_under_lock, response = answered_while_held(pending, holder, db, HELD_S)
+    assert (answered_under_lock, response.status_code) == (False, 200), response.text
+    assert response.json()["status"] == "PAID"
 
 
 def advisory_lock_of(settings: Settings, scope: str, idem: str) -> tuple[int, int]:
