@@ -24,6 +24,10 @@ class ApiSettings(BaseSettings):
     # the connect timeout is given up: the request answers 503 instead of hanging for the cut.
     api_pg_tcp_user_timeout_ms: int = Field(default=5000, ge=1000)
     api_pg_connect_timeout_s: int = Field(default=3, ge=2)
+    # A statement (a write function, a read) that runs or waits for a lock longer is cancelled
+    # and answered 503 (a migration's or an operator's table lock, a stuck transaction): no
+    # request hangs on the database. An order's write takes milliseconds.
+    api_pg_statement_timeout_ms: int = Field(default=5000, ge=100)
     api_currencies: Annotated[tuple[str, ...], NoDecode] = DEFAULT_CURRENCIES
     api_max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     api_idempotency_wait_ms: int = Field(default=50, ge=1, le=10_000)

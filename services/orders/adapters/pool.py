@@ -23,6 +23,7 @@ def make_pool(settings: Settings, api: ApiSettings) -> Pool:
             "application_name": "onceflow-api",
             "connect_timeout": api.api_pg_connect_timeout_s,
             "tcp_user_timeout": api.api_pg_tcp_user_timeout_ms,
+            "options": f"-c statement_timeout={api.api_pg_statement_timeout_ms}",
             "keepalives": 1,
             "keepalives_idle": 1,
             "keepalives_interval": 1,
