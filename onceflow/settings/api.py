@@ -2,9 +2,9 @@
 
 import os
 from functools import lru_cache
-from typing import Annotated
+from typing import Annotated, Self
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from onceflow.contract import DEFAULT_CURRENCIES
@@ -78,6 +78,19 @@ class ApiSettings(BaseSettings):
                 raise ValueError("currencies must be three-letter ISO 4217 codes")
             return codes
         return value
+
+    @model_validator(mode="after")
+    def _in_flight_wait_within_the_statement_timeout(self) -> Self:
+        """The same-key wait (api_idempotency_wait_ms, lock_timeout inside the write's one
+        statement) must end before the statement's timeout, else a request in flight is
+        answered 503 unavailable instead of 409 request-in-flight."""
+        if self.api_idempotency_wait_ms >= self.api_pg_statement_timeout_ms:
+            raise ValueError(
+                "ONCEFLOW_API_IDEMPOTENCY_WAIT_MS must be below"
+                f" ONCEFLOW_API_PG_STATEMENT_TIMEOUT_MS ({self.api_idempotency_wait_ms}"
+                f" >= {self.api_pg_statement_timeout_ms})"
+            )
+        return self
 
 
 @lru_cache

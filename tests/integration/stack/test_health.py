@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from supervisor.xmlrpc import SupervisorTransport
 
@@ -164,4 +165,11 @@ def test_a_crash_looping_component_is_unhealthy_within_10_s_and_healthy_once_fix
 
 def test_the_live_slot_is_kept() -> None:
     settings = get_settings()
+    # slot_kept says nothing of a missing slot either: the slot must be there for this to count.
+    with psycopg.connect(settings.dsn("analyst")) as conn:
+        row = conn.execute(
+            "SELECT wal_status FROM pg_replication_slots WHERE slot_name = %s",
+            (settings.replication_slot,),
+        ).fetchone()
+    assert row is not None, f"no replication slot {settings.replication_slot}"
     assert health.slot_kept(settings.dsn("analyst"), settings.replication_slot) is None

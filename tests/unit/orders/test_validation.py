@@ -69,3 +69,9 @@ def test_currency_allow_list_is_configurable(monkeypatch: pytest.MonkeyPatch) ->
 def test_settings_reject_bad_currency_codes() -> None:
     with pytest.raises(ValidationError):
         ApiSettings(api_currencies="EURO")
+
+
+def test_settings_reject_an_in_flight_wait_the_statement_timeout_would_cut() -> None:
+    with pytest.raises(ValidationError, match="IDEMPOTENCY_WAIT_MS must be below"):
+        ApiSettings(api_pg_statement_timeout_ms=100, api_idempotency_wait_ms=100)
+    ApiSettings(api_pg_statement_timeout_ms=300, api_idempotency_wait_ms=50)
