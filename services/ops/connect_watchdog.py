@@ -5,8 +5,9 @@ restarts a FAILED task, or a connector stuck UNASSIGNED/FAILED while its task ru
 capped exponential backoff (connect_watchdog_policy.py decides; this module reads, restarts
 and logs). Each restart is logged with its trace's first line.
 
-It asks the first worker that answers: the settings' Connect URL, then (on the local cluster)
-the topology's other workers, so that it still sees the status while one worker is cut off.
+It asks every worker it knows: the settings' Connect URL and (on the local cluster) the
+topology's other workers, and restarts only what every worker that answers sees failed: a
+worker cut off from the brokers answers with a stale status.
 """
 
 import logging
@@ -24,6 +25,7 @@ from services.ops.connect_watchdog_policy import (
     Memory,
     Policy,
     Restart,
+    agreed,
     decide,
     restarted,
 )
@@ -46,16 +48,20 @@ def worker_urls(settings: Settings) -> list[str]:
 
 
 def read_status(urls: list[str], name: str) -> tuple[str, dict[str, Any]] | str:
-    """The connector's resource on the first worker that answers, and its status; else why none
-    did, in one sentence."""
+    """The connector's resource on the first worker that answers, and the status every worker
+    that answers agrees on (connect_watchdog_policy.agreed: a worker cut off from the brokers
+    serves a stale one); else why none did, in one sentence."""
     why = []
+    found: list[tuple[str, dict[str, Any]]] = []
     for url in urls:
         resource = connector.connector_url(url, name)
         try:
-            return resource, connector.status(resource)
+            found.append((resource, connector.status(resource)))
         except READ_ERRORS as exc:
             why.append(f"{url}: {exc}")
-    return "no Connect worker answered the status (" + "; ".join(why) + ")"
+    if not found:
+        return "no Connect worker answered the status (" + "; ".join(why) + ")"
+    return found[0][0], agreed([status for _, status in found])
 
 
 def _ordinal(n: int) -> str:
@@ -92,6 +98,17 @@ def report(decision: Decision, policy: Policy) -> None:
         return
     if not decision.first:
         return
+    if decision.restarts < 2:
+        # Once is not "every restart": the task may still be starting, or a second fault hit it.
+        log.warning(
+            "%s is %s again after its restart: holding the next restart %.0f s (backoff): %s",
+            what,
+            decision.state,
+            decision.wait_s,
+            decision.trace,
+            extra={"target": what, "restarts": decision.restarts, "hold_s": round(decision.wait_s)},
+        )
+        return
     log.error(
         "%s is %s again after %d restart(s) in a row: holding the next restart %.0f s"
         " (backoff, at most %.0f s). A failure that comes back at every restart is not a"
@@ -122,15 +139,19 @@ def watch_once(
     resource, status = found
     decisions, memory = decide(status, memory, time.monotonic(), policy)
     for decision in decisions:
-        report(decision, policy)
         if not isinstance(decision, Restart):
+            report(decision, policy)
             continue
         try:
             _restart(resource, decision)
         except (httpx.HTTPError, OpsCredentialMissingError) as exc:
-            # A rebalance answers 409; the next round sees the status again.
-            log.warning("the restart of %s was refused: %s", decision.target, exc)
+            # A rebalance answers 409; the next round sees the status again. Not "restarting":
+            # the log's restarts are those Connect accepted (the tests count them).
+            log.warning(
+                "the restart of %s (%s) was refused: %s", decision.target, decision.state, exc
+            )
             continue
+        report(decision, policy)
         memory = restarted(memory, decision, time.monotonic())
     return memory, None
 

@@ -10,7 +10,7 @@ memory and time in, restarts and holds out; services/ops/connect_watchdog.py doe
 - Restarts of one target in a row back off exponentially, up to a cap: a failure that comes
   back at every restart (a wrong setting, a lost slot, a password) must not become a hot
   restart loop. A task that failed while the group settled (stack/connector.py, SETTLING) is
-  a known transient and does not count towards the backoff.
+  a known transient: its first restart does not count; if it fails so again, it backs off.
 """
 
 from collections.abc import Mapping
@@ -112,6 +112,26 @@ def trace_head(trace: str) -> str:
     return lines[0]
 
 
+def agreed(statuses: list[dict[str, Any]]) -> dict[str, Any]:
+    """One status from every answering worker's: a target needs a restart only when every
+    worker that answered says so. A worker cut off from the brokers still answers its REST API
+    with its last view of the status topic: a task FAILED there may since run on another
+    worker, and a restart on that stale word would stop a task that works. (While such a
+    worker shows a stale RUNNING, a real failure waits for it to heal or stop answering.)"""
+    if not statuses:
+        raise ValueError("no status to agree on")
+    first = statuses[0]
+    connectors = [dict(s.get("connector") or {}) for s in statuses]
+    connector = next((c for c in connectors if c.get("state") not in STUCK_STATES), connectors[0])
+    tasks: dict[int, dict[str, Any]] = {}
+    for status in statuses:
+        for task in status.get("tasks") or []:
+            seen = tasks.get(int(task["id"]))
+            if seen is None or (seen.get("state") == "FAILED" and task.get("state") != "FAILED"):
+                tasks[int(task["id"])] = dict(task)
+    return {**first, "connector": connector, "tasks": [tasks[i] for i in sorted(tasks)]}
+
+
 def _targets(status: Mapping[str, Any]) -> list[tuple[str, int | None, dict[str, Any], bool]]:
     """Each target in the status: its name, task id, its status entry, and whether it needs a
     restart."""
@@ -153,14 +173,17 @@ def decide(
         if name == CONNECTOR and now - since < policy.stuck_after_s:
             continue
         trace = trace_head(str(entry.get("trace", "")))
-        settling = task_id is not None and failed_while_settling(entry)
-        # A settling failure does not count, but is spaced like a first retry.
-        counted = 1 if settling else target.restarts
-        wait = policy.backoff_s(counted)
+        # Only the first settling failure of a streak is free: one that comes back after its
+        # restart (a worker that never gets the group's session key) counts and backs off like
+        # any other, else it would be restarted every backoff_first_s for ever.
+        settling = (
+            task_id is not None and target.last_restart is None and failed_while_settling(entry)
+        )
+        # Restarts done in a row, a free settling one included (spaced like a first retry).
+        done = target.restarts if target.last_restart is None else max(target.restarts, 1)
+        wait = 0.0
         if target.last_restart is not None:
-            wait -= now - target.last_restart
-        else:
-            wait = 0.0
+            wait = policy.backoff_s(done) - (now - target.last_restart)
         if wait <= 0:
             decisions.append(
                 Restart(
@@ -168,14 +191,14 @@ def decide(
                     task_id,
                     state,
                     trace,
-                    target.restarts + (0 if settling else 1),
+                    0 if settling else done + 1,
                     settling,
                 )
             )
             continue
-        first = target.announced != target.restarts
-        remembered[name] = replace(target, announced=target.restarts)
-        decisions.append(Hold(name, state, trace, target.restarts, wait, first))
+        first = target.announced != done
+        remembered[name] = replace(target, announced=done)
+        decisions.append(Hold(name, state, trace, done, wait, first))
     return decisions, remembered
 
 

@@ -15,6 +15,7 @@ from services.ops.connect_watchdog_policy import (
     Memory,
     Policy,
     Restart,
+    agreed,
     decide,
     restarted,
     task_target,
@@ -67,6 +68,22 @@ def run(
 
 def restarts(seen: list[tuple[float, Restart | Hold]]) -> list[tuple[float, str, int]]:
     return [(t, d.target, d.restarts) for t, d in seen if isinstance(d, Restart)]
+
+
+def test_a_task_failed_in_one_workers_stale_view_only_is_left_alone() -> None:
+    """A worker cut off from the brokers still says FAILED; the live worker runs the task."""
+    stale = status("RUNNING", ("FAILED", EXPIRED))
+    assert agreed([stale, RUNS])["tasks"][0]["state"] == "RUNNING"
+    assert agreed([RUNS, stale])["tasks"][0]["state"] == "RUNNING"
+    assert decide(agreed([stale, RUNS]), {}, 0.0, POLICY)[0] == []
+
+
+def test_what_every_worker_sees_is_acted_on() -> None:
+    assert agreed([FAILED, FAILED]) == FAILED
+    assert agreed([FAILED]) == FAILED
+    stuck = status("UNASSIGNED", ("RUNNING", ""))
+    assert agreed([stuck, stuck])["connector"]["state"] == "UNASSIGNED"
+    assert agreed([stuck, RUNS])["connector"]["state"] == "RUNNING"
 
 
 def test_a_failed_task_is_restarted_at_once_with_its_trace() -> None:
@@ -147,12 +164,27 @@ def test_a_failed_connector_with_a_failed_task_restarts_the_task_first() -> None
 
 def test_a_task_failed_while_the_group_settled_restarts_without_counting() -> None:
     settling = status("RUNNING", ("FAILED", f"ConnectRestException: {SETTLING[0]}."))
-    seen = run([(float(t), settling) for t in range(0, 100, 5)])
-    found = restarts(seen)
-    # Spaced like a first retry (10 s), never backing off further, never counted.
-    assert [t for t, _, _ in found] == [float(t) for t in range(0, 100, 10)]
-    assert {n for _, _, n in found} == {0}
+    seen = run([(0.0, settling), (5.0, RUNS)])
+    assert restarts(seen) == [(0.0, task_target(0), 0)]
     assert all(d.settling for _, d in seen if isinstance(d, Restart))
+
+
+def test_a_settling_failure_that_comes_back_backs_off_like_any_other() -> None:
+    """A worker that never gets the group's session key fails its task so at every restart:
+    only the first restart is free, then the backoff doubles to the cap, never every 10 s."""
+    settling = status("RUNNING", ("FAILED", f"ConnectRestException: {SETTLING[0]}."))
+    seen = run([(float(t), settling) for t in range(0, 400, 5)])
+    found = restarts(seen)
+    assert [(t, n) for t, _, n in found][:5] == [
+        (0.0, 0),
+        (10.0, 2),
+        (30.0, 3),
+        (70.0, 4),
+        (150.0, 5),
+    ]
+    assert [d.settling for _, d in seen if isinstance(d, Restart)][:2] == [True, False]
+    holds = [d for _, d in seen if isinstance(d, Hold) and d.first]
+    assert holds[0].restarts == 1  # "after 1 restart(s)", not 0
 
 
 def test_each_task_is_its_own_target() -> None:
@@ -203,3 +235,15 @@ def test_a_hold_is_logged_once_saying_it_is_not_the_network(
     assert "holding the next restart 40 s" in record.message
     assert "not a network fault" in record.message
     assert "password authentication failed" in record.message
+
+
+def test_a_hold_after_a_single_restart_does_not_blame_every_restart(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    hold = Hold(task_target(0), "FAILED", "InvalidProducerEpochException", 1, 5, True)
+    with caplog.at_level("INFO", logger="onceflow.connect_watchdog"):
+        report(hold, POLICY)
+    (record,) = caplog.records
+    assert record.levelname == "WARNING"
+    assert "every restart" not in record.message
+    assert "holding the next restart 5 s" in record.message
