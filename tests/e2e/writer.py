@@ -1,5 +1,6 @@
 """A REST client placing and changing orders in the background while a test breaks things."""
 
+import itertools
 import threading
 import uuid
 
@@ -23,7 +24,7 @@ class Writer(threading.Thread):
         run = uuid.uuid4().hex[:8]
         try:
             with httpx.Client(base_url=self.base_url, timeout=30, headers=self.headers) as api:
-                for chunk in range(10_000):
+                for chunk in itertools.count():
                     if self.stopping.is_set():
                         return
                     post_history(api, f"{run}-{chunk}", self.expected, orders=2)
