@@ -61,7 +61,8 @@ def read_status(urls: list[str], name: str) -> tuple[str, dict[str, Any]] | str:
             why.append(f"{url}: {exc}")
     if not found:
         return "no Connect worker answered the status (" + "; ".join(why) + ")"
-    return found[0][0], agreed([status for _, status in found])
+    reports = [(url.removeprefix("http://").split("/")[0], s) for url, s in found]
+    return found[0][0], agreed(reports)
 
 
 def _ordinal(n: int) -> str:

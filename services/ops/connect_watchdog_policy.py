@@ -112,24 +112,36 @@ def trace_head(trace: str) -> str:
     return lines[0]
 
 
-def agreed(statuses: list[dict[str, Any]]) -> dict[str, Any]:
-    """One status from every answering worker's: a target needs a restart only when every
-    worker that answered says so. A worker cut off from the brokers still answers its REST API
-    with its last view of the status topic: a task FAILED there may since run on another
-    worker, and a restart on that stale word would stop a task that works. (While such a
-    worker shows a stale RUNNING, a real failure waits for it to heal or stop answering.)"""
-    if not statuses:
+def agreed(reports: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """One status from every answering worker's (worker id "host:port", its status). A worker
+    cut off from the brokers still answers its REST API with its last view of the status topic,
+    and a worker's status write may not have reached the others yet. So, per task, a worker's
+    report about a task on itself (first-hand) wins over what another says of it: a zombie's
+    own FAILED loses to the live worker's RUNNING on itself, and a failing worker's FAILED wins
+    over another's second-hand RUNNING on that worker. Without a first-hand report, a task is
+    FAILED only when every worker says so. The connector needs a restart only when every
+    worker says it is stuck."""
+    if not reports:
         raise ValueError("no status to agree on")
-    first = statuses[0]
-    connectors = [dict(s.get("connector") or {}) for s in statuses]
+    first = reports[0][1]
+    connectors = [dict(s.get("connector") or {}) for _, s in reports]
     connector = next((c for c in connectors if c.get("state") not in STUCK_STATES), connectors[0])
-    tasks: dict[int, dict[str, Any]] = {}
-    for status in statuses:
+    seen: dict[int, list[tuple[bool, dict[str, Any]]]] = {}
+    for reporter, status in reports:
         for task in status.get("tasks") or []:
-            seen = tasks.get(int(task["id"]))
-            if seen is None or (seen.get("state") == "FAILED" and task.get("state") != "FAILED"):
-                tasks[int(task["id"])] = dict(task)
-    return {**first, "connector": connector, "tasks": [tasks[i] for i in sorted(tasks)]}
+            own = task.get("worker_id") == reporter
+            seen.setdefault(int(task["id"]), []).append((own, dict(task)))
+    tasks = []
+    for task_id in sorted(seen):
+        entries = seen[task_id]
+        own = [task for is_own, task in entries if is_own]
+        candidates = own or [task for _, task in entries]
+        working = [task for task in candidates if task.get("state") != "FAILED"]
+        if own:
+            tasks.append(working[0] if working else own[0])
+        else:
+            tasks.append(working[0] if working else candidates[0])
+    return {**first, "connector": connector, "tasks": tasks}
 
 
 def _targets(status: Mapping[str, Any]) -> list[tuple[str, int | None, dict[str, Any], bool]]:

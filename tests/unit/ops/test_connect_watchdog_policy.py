@@ -70,20 +70,37 @@ def restarts(seen: list[tuple[float, Restart | Hold]]) -> list[tuple[float, str,
     return [(t, d.target, d.restarts) for t, d in seen if isinstance(d, Restart)]
 
 
-def test_a_task_failed_in_one_workers_stale_view_only_is_left_alone() -> None:
-    """A worker cut off from the brokers still says FAILED; the live worker runs the task."""
-    stale = status("RUNNING", ("FAILED", EXPIRED))
-    assert agreed([stale, RUNS])["tasks"][0]["state"] == "RUNNING"
-    assert agreed([RUNS, stale])["tasks"][0]["state"] == "RUNNING"
-    assert decide(agreed([stale, RUNS]), {}, 0.0, POLICY)[0] == []
+ONE, TWO = "127.0.0.1:8083", "127.0.0.1:8084"
+
+
+def on(worker: str, reading: dict[str, Any]) -> dict[str, Any]:
+    """The reading with its tasks on `worker`."""
+    return {**reading, "tasks": [{**task, "worker_id": worker} for task in reading["tasks"]]}
+
+
+def test_a_zombies_own_failed_task_running_on_the_live_worker_is_left_alone() -> None:
+    """A worker cut off from the brokers still says its task FAILED; the live worker runs it."""
+    zombie, live = (TWO, on(TWO, FAILED)), (ONE, on(ONE, RUNS))
+    assert agreed([zombie, live])["tasks"][0]["state"] == "RUNNING"
+    assert agreed([live, zombie])["tasks"][0]["state"] == "RUNNING"
+    assert decide(agreed([zombie, live]), {}, 0.0, POLICY)[0] == []
+
+
+def test_a_failure_only_its_worker_knows_yet_is_acted_on() -> None:
+    """make test-network run 4: the task FAILED on connect-2, whose status write had not reached
+    connect-1, which still said it RUNNING on connect-2."""
+    failing, behind = (TWO, on(TWO, FAILED)), (ONE, on(TWO, RUNS))
+    assert agreed([behind, failing])["tasks"][0]["state"] == "FAILED"
+    assert [type(d) for d in decide(agreed([behind, failing]), {}, 0.0, POLICY)[0]] == [Restart]
 
 
 def test_what_every_worker_sees_is_acted_on() -> None:
-    assert agreed([FAILED, FAILED]) == FAILED
-    assert agreed([FAILED]) == FAILED
+    assert agreed([(ONE, FAILED), (TWO, FAILED)]) == FAILED
+    assert agreed([(ONE, FAILED)]) == FAILED
+    assert agreed([(ONE, RUNS), (TWO, on(ONE, FAILED))])["tasks"][0]["state"] == "RUNNING"
     stuck = status("UNASSIGNED", ("RUNNING", ""))
-    assert agreed([stuck, stuck])["connector"]["state"] == "UNASSIGNED"
-    assert agreed([stuck, RUNS])["connector"]["state"] == "RUNNING"
+    assert agreed([(ONE, stuck), (TWO, stuck)])["connector"]["state"] == "UNASSIGNED"
+    assert agreed([(ONE, stuck), (TWO, RUNS)])["connector"]["state"] == "RUNNING"
 
 
 def test_a_failed_task_is_restarted_at_once_with_its_trace() -> None:
