@@ -13,13 +13,23 @@ def _get(url: str, **params: str) -> Any:
     return httpx.get(url, params=params, timeout=5).json()
 
 
+def _executors(driver_ui: str) -> list[dict[str, Any]]:
+    """Every executor the driver has known (not the driver itself); none while unreachable."""
+    try:
+        executors: list[dict[str, Any]] = _get(f"{_app(driver_ui)}/allexecutors")
+    except (httpx.HTTPError, ValueError, IndexError, KeyError):
+        return []
+    return [e for e in executors if e["id"] != "driver"]
+
+
 def lost_executors(driver_ui: str) -> int:
     """How many of the application's executors have been lost (no longer active)."""
-    try:
-        executors = _get(f"{_app(driver_ui)}/allexecutors")
-    except (httpx.HTTPError, ValueError, IndexError, KeyError):
-        return 0
-    return sum(1 for e in executors if e["id"] != "driver" and not e["isActive"])
+    return sum(1 for e in _executors(driver_ui) if not e["isActive"])
+
+
+def active_executors(driver_ui: str) -> int:
+    """How many executors are registered with the driver and active."""
+    return sum(1 for e in _executors(driver_ui) if e["isActive"])
 
 
 def running_jobs(driver_ui: str) -> list[int]:

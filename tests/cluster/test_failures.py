@@ -105,6 +105,13 @@ def _kill_spark_worker(cluster: SparkCluster) -> int:
     """Kill the first worker while a batch runs; the tasks that batch lost. The driver must
     lose one more executor than before, and both workers come back."""
     ui = f"http://127.0.0.1:{get_aggregation_settings().agg_ui_port}"
+    # A worker killed before its (re)launched executor registered with the driver loses the
+    # driver nothing: the CI of 2026-11-26 killed worker-1 again 4 s after its restart.
+    wait_for(
+        lambda: spark_driver.active_executors(ui) >= len(cluster.workers),
+        what="an executor of every Spark worker registered with the driver",
+        timeout=180,
+    )
     lost_before = spark_driver.lost_executors(ui)
     jobs: list[int] = []
 
