@@ -1,16 +1,15 @@
 """Migration 0006 on a table that already holds orders: every order is backfilled to the client
 `legacy`, the NOT NULL and the foreign key end up validated, and the downgrade restores 0005."""
 
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
 
-from onceflow.settings import Settings, get_settings
-from stack import postgres
-from tests.integration.databases import alembic, drop_database
+from onceflow.settings import Settings
+from tests.integration.databases import alembic
+from tests.integration.schema.scratch import scratch_database
 
 pytestmark = pytest.mark.integration
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -25,15 +24,8 @@ def one(conn: Conn, query: str, *args: object) -> Any:
 
 @pytest.fixture(scope="module")
 def at_0005() -> Iterator[Settings]:
-    database = f"test_0006_{uuid.uuid4().hex[:8]}"
-    settings = get_settings().model_copy(update={"pg_database": database})
-    try:
-        postgres.ensure_roles_and_database(settings)
-        result = alembic(database, "upgrade", "0005_bounded_dedup")
-        assert result.returncode == 0, result.stderr
+    with scratch_database("test_0006", "0005_bounded_dedup") as settings:
         yield settings
-    finally:
-        drop_database(database)
 
 
 @pytest.fixture(scope="module")

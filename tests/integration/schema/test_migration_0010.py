@@ -3,14 +3,11 @@ since migration 0018) as an UNLOGGED table
 with its index, that the job's group may only read, insert into and delete from (maintenance's:
 read and delete; analysts: nothing), and downgrades cleanly (upgrading again restores it all)."""
 
-import uuid
-from collections.abc import Iterator
-
 import psycopg
 import pytest
 
 from onceflow.settings import Settings
-from tests.integration.databases import alembic, create_database, drop_database
+from tests.integration.databases import alembic
 
 pytestmark = pytest.mark.integration
 # Every relation of the staging area (tables, indexes, ...): kind and persistence.
@@ -33,15 +30,6 @@ JOB = [
     ("onceflow_maintenance", "SELECT"),
     *[("onceflow_spark", p) for p in ("DELETE", "INSERT", "SELECT")],
 ]
-
-
-@pytest.fixture
-def fresh() -> Iterator[Settings]:
-    database = f"test_0010_{uuid.uuid4().hex[:8]}"
-    try:
-        yield create_database(database)
-    finally:
-        drop_database(database)
 
 
 def _query(settings: Settings, sql: str) -> list[tuple[str, ...]]:

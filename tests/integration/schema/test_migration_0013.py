@@ -4,7 +4,6 @@ again restores the new ones."""
 
 import re
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -17,8 +16,7 @@ from services.orders.adapters.calls import PLACE, TRANSITION, place_args, transi
 from services.orders.domain.order import LineItem
 from services.orders.entrypoints.problems import STORED
 from services.orders.service_layer.services import place_command, transition_command
-from tests.integration.clients import new_client
-from tests.integration.databases import alembic, create_database, drop_database
+from tests.integration.databases import alembic
 
 pytestmark = pytest.mark.integration
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -26,20 +24,6 @@ TRACE = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 PREVIOUS = "0012_content_fingerprints"
 # The arguments 0013 added to each call: the previous API did not pass them.
 ADDED = {PLACE: ("status", "event_type", "schema_version"), TRANSITION: ("schema_version",)}
-
-
-@pytest.fixture(scope="module")
-def fresh() -> Iterator[Settings]:
-    database = f"test_0013_{uuid.uuid4().hex[:8]}"
-    try:
-        yield create_database(database)
-    finally:
-        drop_database(database)
-
-
-@pytest.fixture(scope="module")
-def caller(fresh: Settings) -> Issued:
-    return new_client(fresh)
 
 
 def run(settings: Settings, call: str, args: dict[str, Any], *, previous: bool) -> tuple[Any, ...]:

@@ -3,7 +3,6 @@ transaction started first; the downgrade restores 0013's transition_order (updat
 transaction's now(), which goes backwards then), and upgrading again restores the new one."""
 
 import uuid
-from collections.abc import Iterator
 from datetime import datetime
 
 import psycopg
@@ -15,26 +14,11 @@ from onceflow.settings import Settings
 from services.orders.adapters.calls import PLACE, place_args
 from services.orders.domain.order import LineItem
 from services.orders.service_layer.services import place_command
-from tests.integration.clients import new_client
-from tests.integration.databases import alembic, create_database, drop_database
+from tests.integration.databases import alembic
 from tests.integration.orders.late_start import TRACE, begin, transition
 
 pytestmark = pytest.mark.integration
 PREVIOUS = "0013_event_from_contract"
-
-
-@pytest.fixture(scope="module")
-def fresh() -> Iterator[Settings]:
-    database = f"test_0014_{uuid.uuid4().hex[:8]}"
-    try:
-        yield create_database(database)
-    finally:
-        drop_database(database)
-
-
-@pytest.fixture(scope="module")
-def caller(fresh: Settings) -> Issued:
-    return new_client(fresh)
 
 
 def place(settings: Settings, caller: Issued) -> uuid.UUID:

@@ -17,7 +17,8 @@ import pytest
 from onceflow.schema import analytics
 from tests.integration.aggregation.history import RANK, STATUS, Event, expected_tables, iso
 from tests.integration.aggregation.tables import db_tables, oracle
-from tests.integration.databases import alembic, create_database, drop_database
+from tests.integration.databases import alembic
+from tests.integration.schema.scratch import scratch_database
 
 pytestmark = pytest.mark.integration
 PREVIOUS = "0014_monotonic_updated_at"
@@ -74,9 +75,8 @@ class Owner:
 @pytest.fixture(scope="module")
 def v11() -> Iterator[Owner]:
     """A database at 0014 with the orders, the v1.1 job's tables and bookkeeping, then 0015."""
-    database = f"test_0015_{uuid.uuid4().hex[:8]}"
-    try:
-        settings = create_database(database)
+    with scratch_database("test_0015") as settings:
+        database = settings.pg_database
         down = alembic(database, "downgrade", PREVIOUS)
         assert down.returncode == 0, down.stderr
         with psycopg.connect(settings.dsn("owner")) as conn:
@@ -84,8 +84,6 @@ def v11() -> Iterator[Owner]:
         up = alembic(database, "upgrade", "head")
         assert up.returncode == 0, up.stderr
         yield Owner(settings.dsn("owner"), database)
-    finally:
-        drop_database(database)
 
 
 def fill_v11(conn: psycopg.Connection[Any]) -> None:

@@ -4,7 +4,6 @@ failed with 55P03, which the API answers 409 request-in-flight. The downgrade re
 claim_key, upgrading again this revision's."""
 
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
@@ -15,8 +14,7 @@ from onceflow.settings import Settings
 from services.orders.adapters.calls import PLACE, place_args
 from services.orders.domain.order import LineItem
 from services.orders.service_layer.services import place_command
-from tests.integration.clients import new_client
-from tests.integration.databases import alembic, create_database, drop_database
+from tests.integration.databases import alembic
 from tests.integration.locks import answered_while_held
 from tests.integration.orders.late_start import TRACE
 
@@ -24,20 +22,6 @@ pytestmark = pytest.mark.integration
 PREVIOUS = "0021_maintenance_role"
 BOUND = "50ms"  # the API's default api_idempotency_wait_ms
 HELD_S = 0.3
-
-
-@pytest.fixture(scope="module")
-def fresh() -> Iterator[Settings]:
-    database = f"test_0022_{uuid.uuid4().hex[:8]}"
-    try:
-        yield create_database(database)
-    finally:
-        drop_database(database)
-
-
-@pytest.fixture(scope="module")
-def caller(fresh: Settings) -> Issued:
-    return new_client(fresh)
 
 
 def place(settings: Settings, caller: Issued) -> str:

@@ -4,15 +4,14 @@ is the job's role's (0017); 0020 gives the readers theirs and takes reconcile fr
 role; 0021 gives maintenance its own. Downgrading to 0019 and upgrading again gives back each
 revision's privileges exactly."""
 
-import uuid
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 
-from onceflow.settings import Settings, get_settings
-from stack import postgres
-from tests.integration.databases import alembic, drop_database
+from onceflow.settings import Settings
+from tests.integration.databases import alembic
+from tests.integration.schema.scratch import scratch_database
 
 pytestmark = pytest.mark.integration
 
@@ -43,13 +42,8 @@ Privilege = tuple[str, str, str, str]
 @pytest.fixture
 def empty() -> Iterator[Settings]:
     """Roles and a database with no migration applied yet."""
-    database = f"test_grants_{uuid.uuid4().hex[:8]}"
-    settings = get_settings().model_copy(update={"pg_database": database})
-    try:
-        postgres.ensure_roles_and_database(settings)
+    with scratch_database("test_grants", None) as settings:
         yield settings
-    finally:
-        drop_database(database)
 
 
 def _migrate(settings: Settings, *args: str) -> set[Privilege]:

@@ -2,7 +2,6 @@
 and every privilege reaches a login role only through its group."""
 
 import re
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,19 +11,10 @@ import pytest
 from onceflow import contract
 from onceflow.schema.roles import GROUPS
 from onceflow.settings import Settings
-from tests.integration.databases import alembic, create_database, drop_database
+from tests.integration.databases import alembic
 
 pytestmark = pytest.mark.integration
 Conn = psycopg.Connection[tuple[Any, ...]]
-
-
-@pytest.fixture(scope="module")
-def fresh() -> Iterator[Settings]:
-    database = f"test_schema_{uuid.uuid4().hex[:8]}"
-    try:
-        yield create_database(database)
-    finally:
-        drop_database(database)
 
 
 @pytest.fixture
