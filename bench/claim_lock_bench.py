@@ -16,8 +16,6 @@ dropped at the end.
 import argparse
 import os
 import statistics
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -33,22 +31,23 @@ from services.orders.adapters.calls import PLACE, place_args
 from services.orders.domain.order import LineItem
 from services.orders.service_layer.services import place_command
 from stack import postgres
+from tests.integration.databases import alembic, drop_database
 
 REVISIONS = {"A": "0021_maintenance_role", "B": "head"}
 
 
 def prepare(database: str, revision: str) -> tuple[str, str]:
     """`database` created afresh and migrated to `revision`; a client's key and id."""
-    drop(database)  # a run cut short (Postgres restarted) leaves it behind
+    drop_database(database)  # a run cut short (Postgres restarted) leaves it behind
     settings = get_settings().model_copy(update={"pg_database": database})
     postgres.ensure_roles_and_database(settings)
-    env = {**os.environ, "ONCEFLOW_PG_DATABASE": database}
-    alembic = [sys.executable, "-m", "alembic", "-c", "migrations/alembic.ini"]
     # A database migrated from scratch has the functions' current bodies at every revision
     # (migrations/functions.py); a downgrade restores the revision's own.
-    subprocess.run([*alembic, "upgrade", "head"], env=env, check=True, cwd=ROOT)
-    if revision != "head":
-        subprocess.run([*alembic, "downgrade", revision], env=env, check=True, cwd=ROOT)
+    steps = [("upgrade", "head")] + ([("downgrade", revision)] if revision != "head" else [])
+    for step in steps:
+        done = alembic(database, *step)
+        if done.returncode != 0:
+            raise SystemExit(f"{database}: alembic {' '.join(step)} failed:\n{done.stderr}")
     with psycopg.connect(settings.dsn("owner")) as conn:
         row = conn.execute("SELECT prosrc FROM pg_proc WHERE proname = 'claim_key'").fetchone()
     locks = row is not None and "pg_try_advisory_xact_lock" in row[0]
@@ -89,11 +88,6 @@ def backend_cpu_ms(database: str, client_id: str, placements: int) -> float:
             conn.execute(PLACE, place_args(command, lock_timeout="50ms"), prepare=True)
         spent = backend_cpu_s(conn.info.backend_pid) - before
     return spent * 1000 / (placements - 1)
-
-
-def drop(database: str) -> None:
-    with psycopg.connect(postgres.superuser_conninfo(get_settings()), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
 
 def main() -> None:
@@ -150,7 +144,7 @@ def main() -> None:
             server.terminate()
             server.wait(timeout=30)
         for database in databases.values():
-            drop(database)
+            drop_database(database)
 
     print(
         f"rounds={args.rounds} seconds={args.seconds:g} c={args.concurrency} cores={os.cpu_count()}"
