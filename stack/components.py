@@ -27,6 +27,9 @@ from stack import jvm, postgres, prometheus, spark
 from stack.health import Probe, answers, connector_runs, slot_kept, stage_progresses
 from stack.waiting import port_open
 
+# Named wherever it is looked for: the overview's connector hop, the tests that read its log.
+CONNECTOR_WATCHDOG = "connector-watchdog"
+
 
 @dataclass(frozen=True)
 class Component:
@@ -249,7 +252,7 @@ def components(settings: Settings) -> list[Component]:
         # Restarts a FAILED connector task, or a connector stuck UNASSIGNED while its task runs
         # (services/ops/connect_watchdog.py); it serves nothing: its process is its health.
         Component(
-            name="connector-watchdog",
+            name=CONNECTOR_WATCHDOG,
             command=f"{python} -m services.ops.connect_watchdog",
             ports=(),
             ready=lambda: True,

@@ -26,7 +26,7 @@ from services.ops.dead_letters import DeadLetterError, Filter
 from services.ops.journey import iso
 from services.reconcile import state as reconcile_state
 from stack import checks, health, supervisor
-from stack.components import Component, components
+from stack.components import CONNECTOR_WATCHDOG, Component, components
 
 # Kafka calls give up after this: an unreachable broker costs the overview seconds, not minutes.
 KAFKA_TIMEOUT = 5.0
@@ -232,7 +232,7 @@ def gather(
     hops = {
         "api": Hop("api", ["api"]),
         "slot": Hop("slot", ["postgres"]),
-        "connector": Hop("connector", _programs(parts, "connect", "connector-watchdog")),
+        "connector": Hop("connector", _programs(parts, "connect", CONNECTOR_WATCHDOG)),
         "topic": Hop("topic", _programs(parts, "kafka")),
         "aggregation": Hop("aggregation", ["aggregation"]),
         "notifications": Hop("notifications", [c.name for c in instances]),

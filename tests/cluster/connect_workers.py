@@ -7,6 +7,7 @@ import httpx
 
 from onceflow.settings.ops import get_ops_settings
 from onceflow.topology import Layout
+from stack.components import CONNECTOR_WATCHDOG
 from stack.waiting import wait_for
 from tests.cluster.program_logs import log_since, log_size
 
@@ -119,15 +120,12 @@ def wait_fenced(program: str, since: int, timeout: float = 180, also: tuple[str,
     return said[0]
 
 
-# The product restarts a FAILED task and a connector stuck UNASSIGNED while its task runs: the
-# connector watchdog (services/ops/connect_watchdog.py), whose log says each restart.
-WATCHDOG = "connector-watchdog"
-
-
 def watchdog_restarts(since: int) -> list[str]:
-    """What the watchdog restarted since byte `since` of its log: one line per restart."""
+    """What the connector watchdog (services/ops/connect_watchdog.py: a FAILED task, a connector
+    stuck UNASSIGNED while its task runs) restarted since byte `since` of its log: one line per
+    restart."""
     restarts = []
-    for line in log_since(WATCHDOG, since).splitlines():
+    for line in log_since(CONNECTOR_WATCHDOG, since).splitlines():
         if line.startswith("{"):
             entry = json.loads(line)
             if str(entry.get("msg", "")).startswith("restarting "):
@@ -140,7 +138,7 @@ def task_worker_with_fresh_status(urls: list[str], connector: str) -> tuple[str,
     after a fault the watchdog restarts a FAILED task, or a connector whose status a zombie left
     UNASSIGNED (it waits 30 s for Connect to settle it first). Returns the worker and what the
     watchdog restarted meanwhile."""
-    since = log_size(WATCHDOG)
+    since = log_size(CONNECTOR_WATCHDOG)
 
     def fresh() -> bool:
         seen = {task_worker(u, connector) for u in urls}

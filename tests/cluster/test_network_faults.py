@@ -23,6 +23,7 @@ import pytest
 
 from onceflow.settings import Settings, get_aggregation_settings, get_notification_settings
 from onceflow.topology import Layout
+from stack.components import CONNECTOR_WATCHDOG
 from stack.waiting import wait_for
 from tests import faults
 from tests.cluster import (
@@ -185,7 +186,7 @@ def _task_scenario(
     )
     _note_restarts(figures, before, "watchdog_restarted_before")
     figures.baseline(BASELINE_S)
-    return running, figures, program_logs.log_size(connect_workers.WATCHDOG)
+    return running, figures, program_logs.log_size(CONNECTOR_WATCHDOG)
 
 
 def _connect_cut_from_brokers(settings: Settings, layout: Layout, writer: Writer) -> None:
@@ -281,7 +282,7 @@ def _leader_isolated_from_brokers(settings: Settings, layout: Layout, writer: Wr
         hop=lambda: cdc_positions.outbox_end(settings),
     )
     figures.baseline(BASELINE_S)
-    watchdog_since = program_logs.log_size(connect_workers.WATCHDOG)
+    watchdog_since = program_logs.log_size(CONNECTOR_WATCHDOG)
     with ExitStack() as cut:
         for node in layout.kafka:
             if node.node_id != leader:

@@ -14,7 +14,7 @@ from onceflow.settings.kafka_auth import client_config
 from onceflow.settings.ops import get_ops_settings
 from onceflow.topology import Layout
 from stack import node_configs, spark, supervisor
-from stack.components import components
+from stack.components import CONNECTOR_WATCHDOG, components
 from tests.e2e import analytics, exactly_once
 from tests.e2e.orders import Expected, post_history
 
@@ -30,7 +30,7 @@ PROGRAMS = [
     "spark-master",
     "spark-worker-1",
     "spark-worker-2",
-    "connector-watchdog",
+    CONNECTOR_WATCHDOG,
     "api",
     "maintenance",
     "aggregation",

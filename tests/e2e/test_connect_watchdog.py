@@ -16,12 +16,11 @@ from confluent_kafka import Producer
 from onceflow.settings import Settings
 from onceflow.settings.kafka_auth import KafkaAuthSettings
 from stack import connector
+from stack.components import CONNECTOR_WATCHDOG
 from stack.waiting import wait_for
 from tests.cluster import kafka_nodes, program_logs
 from tests.e2e import analytics, exactly_once
 from tests.e2e.orders import Expected, post_history
-
-WATCHDOG = "connector-watchdog"
 
 
 def _fence_the_task(settings: Settings) -> None:
@@ -45,19 +44,19 @@ def test_a_failed_task_is_restarted_by_the_watchdog(
     before = exactly_once.baseline(settings)
     expected = Expected()
     run = uuid.uuid4().hex[:8]
-    since = program_logs.log_size(WATCHDOG)
+    since = program_logs.log_size(CONNECTOR_WATCHDOG)
     post_history(api, run, expected, orders=4)
 
     _fence_the_task(settings)
     post_history(api, run + "-f", expected, orders=4)  # their events reach the fenced task
 
     def restarted() -> bool:
-        return "restarting task 0 (FAILED" in program_logs.log_since(WATCHDOG, since)
+        return "restarting task 0 (FAILED" in program_logs.log_since(CONNECTOR_WATCHDOG, since)
 
     wait_for(restarted, what="the watchdog restarting the FAILED task", timeout=90)
     said = next(
         line
-        for line in program_logs.log_since(WATCHDOG, since).splitlines()
+        for line in program_logs.log_since(CONNECTOR_WATCHDOG, since).splitlines()
         if "restarting task 0" in line
     )
     assert "Fenced" in said or "epoch" in said or "transaction" in said, said
