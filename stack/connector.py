@@ -8,15 +8,12 @@ from typing import Any
 import httpx
 
 from onceflow import paths
+from onceflow.connect_settling import failed_while_settling
 from onceflow.settings import Settings
 from onceflow.settings.ops import get_ops_settings
 from stack.waiting import NotYetError, wait_for
 
 CONNECTOR_FILE = paths.ROOT / "connect" / "orders-outbox.json"
-# A task can fail while the workers of a fresh group settle: the zombie fencing its start asks
-# the leader for is refused (the group's session key not yet shared by every worker). Connect
-# does not retry it (KAFKA-15059 says: restart the task), so start-up restarts such a task.
-SETTLING = ("Internal request contained invalid signature",)
 
 
 def connector_config() -> dict[str, str]:
@@ -39,12 +36,6 @@ def register(settings: Settings) -> None:
     if response.status_code >= 400:
         raise RuntimeError(f"Kafka Connect rejected the connector config: {response.text}")
     wait_for(lambda: settled(settings), what=f"connector {settings.connector_name}", timeout=120)
-
-
-def failed_while_settling(task: dict[str, Any]) -> bool:
-    """A FAILED task whose trace says the group was settling (SETTLING): a restart is all it
-    takes."""
-    return task.get("state") == "FAILED" and any(m in task.get("trace", "") for m in SETTLING)
 
 
 def settled(settings: Settings) -> bool:

@@ -9,7 +9,7 @@ memory and time in, restarts and holds out; services/ops/connect_watchdog.py doe
   worker's RUNNING, and nothing rewrites it (docs/operations.md, "Rehearsing network faults").
 - Restarts of one target in a row back off exponentially, up to a cap: a failure that comes
   back at every restart (a wrong setting, a lost slot, a password) must not become a hot
-  restart loop. A task that failed while the group settled (stack/connector.py, SETTLING) is
+  restart loop. A task that failed while the group settled (onceflow/connect_settling.py) is
   a known transient: its first restart does not count; if it fails so again, it backs off.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from stack.connector import failed_while_settling
+from onceflow.connect_settling import failed_while_settling
 
 CONNECTOR = "connector"
 # The connector's own states that need a restart when they last while its tasks run.

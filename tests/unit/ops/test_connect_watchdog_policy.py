@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from onceflow.connect_settling import SETTLING
 from services.ops.connect_watchdog import report
 from services.ops.connect_watchdog_policy import (
     CONNECTOR,
@@ -21,7 +22,6 @@ from services.ops.connect_watchdog_policy import (
     task_target,
     trace_head,
 )
-from stack.connector import SETTLING
 
 POLICY = Policy(
     poll_s=5, stuck_after_s=30, backoff_first_s=10, backoff_cap_s=80, healthy_after_s=120
