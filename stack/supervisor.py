@@ -102,9 +102,10 @@ def _quoted(value: str) -> str:
 
 
 def _settings_env(settings: Settings) -> dict[str, str]:
-    """Every setting but the secrets (passwords, the superuser's DSN), as text."""
+    """Every setting but the secrets (passwords, the superuser's DSN), as text (a sequence as
+    `a,b`, as the settings read it)."""
     return {
-        key: str(value)
+        key: ",".join(value) if isinstance(value, tuple) else str(value)
         for key, value in settings.model_dump().items()
         if value is not None and not isinstance(value, SecretStr)
     }

@@ -8,10 +8,11 @@ neither way stops with DbPasswordMissingError naming both (docs/security.md).
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Self
+from typing import Annotated, Self
 from urllib.parse import quote
 
-from pydantic import SecretStr, model_validator
+from pydantic import SecretStr, field_validator, model_validator
+from pydantic_settings import NoDecode
 
 from onceflow import paths
 from onceflow.settings.secrets import given_or_file
@@ -92,6 +93,10 @@ class Settings(TopologySettings):
     # Default: every Kafka node and the first Connect worker of the topology.
     kafka_bootstrap: str = SINGLE.bootstrap
     connect_url: str = SINGLE.connect_url
+    # Every Connect worker, for what must hear each one (the connect watchdog: a worker cut off
+    # from the brokers answers with a stale status). `URL,URL`. Default: connect_url, then the
+    # topology's other workers when it is one of them.
+    connect_urls: Annotated[tuple[str, ...], NoDecode] = (SINGLE.connect_url,)
     connector_name: str = "orders-outbox"
     topic: str = "outbox.event.order"
 
@@ -102,7 +107,23 @@ class Settings(TopologySettings):
     def _follow_topology(self) -> Self:
         nodes = self.layout
         self.default(kafka_bootstrap=nodes.bootstrap, connect_url=nodes.connect_url)
+        workers = [worker.url for worker in nodes.connect]
+        if self.connect_url in workers:
+            workers.remove(self.connect_url)
+            self.default(connect_urls=(self.connect_url, *workers))
+        else:
+            self.default(connect_urls=(self.connect_url,))
         return self
+
+    @field_validator("connect_urls", mode="before")
+    @classmethod
+    def _split_urls(cls, value: object) -> object:
+        """Accept `URL,URL` as well as a sequence; at least one URL."""
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list | tuple) and not value:
+            raise ValueError("ONCEFLOW_CONNECT_URLS names no Connect worker")
+        return value
 
     def dsn(self, role: str) -> str:
         """Return a libpq URI for one of the ROLES."""

@@ -5,9 +5,9 @@ restarts a FAILED task, or a connector stuck UNASSIGNED/FAILED while its task ru
 capped exponential backoff (connect_watchdog_policy.py decides; this module reads, restarts
 and logs). Each restart is logged with its trace's first line.
 
-It asks every worker it knows: the settings' Connect URL and (on the local cluster) the
-topology's other workers, and restarts only what every worker that answers sees failed: a
-worker cut off from the brokers answers with a stale status.
+It asks every worker of ONCEFLOW_CONNECT_URLS (by default the settings' Connect URL and the
+topology's other workers; compose lists its workers) and restarts what their reports agree on
+(connect_watchdog_policy.agreed): a worker cut off from the brokers answers with a stale status.
 """
 
 import logging
@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from onceflow import logs, stop_signals
-from onceflow.settings import Settings, get_api_settings, get_settings
+from onceflow.settings import get_api_settings, get_settings
 from onceflow.settings.ops import OpsCredentialMissingError
 from services.ops.connect_watchdog_policy import (
     CONNECTOR,
@@ -36,15 +36,6 @@ log = logging.getLogger("onceflow.connect_watchdog")
 # Why a worker gave no status: unreachable, not yet in the group (404), no JSON, no credential.
 READ_ERRORS: tuple[type[Exception], ...] = (*UNREACHABLE, ValueError, OpsCredentialMissingError)
 POLICY = Policy()
-
-
-def worker_urls(settings: Settings) -> list[str]:
-    """The workers to ask, in order: the settings' URL, then the topology's other workers when
-    it is one of them (the local stack; compose names its workers otherwise)."""
-    layout = [w.url for w in settings.layout.connect]
-    if settings.connect_url not in layout:
-        return [settings.connect_url]
-    return [settings.connect_url, *(url for url in layout if url != settings.connect_url)]
 
 
 def read_status(urls: list[str], name: str) -> tuple[str, dict[str, Any]] | str:
@@ -161,7 +152,7 @@ def main() -> None:
     """Watch until SIGTERM/SIGINT."""
     settings = get_settings()
     logs.configure(get_api_settings().api_log_level)
-    urls = worker_urls(settings)
+    urls = list(settings.connect_urls)
     stop = stop_signals.stop_requested(log)
     log.info(
         "watching connector %s on %s every %.0f s",

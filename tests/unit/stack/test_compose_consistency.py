@@ -18,9 +18,9 @@ import onceflow.settings
 from onceflow.paths import ROOT
 from onceflow.settings import NotificationSettings, ObservabilitySettings, Settings
 from onceflow.settings.kafka_auth import KafkaAuthSettings
-from onceflow.topology import KafkaNode
+from onceflow.topology import KafkaNode, Topology, layout
 from stack import jvm, kafka_security, prometheus
-from stack.components import components
+from stack.components import CONNECTOR_WATCHDOG, components
 
 # Worker settings that differ by topology (addresses, paths, replication, how long the group
 # waits for a departed worker: 0 for the local single worker), not by behaviour.
@@ -248,6 +248,18 @@ def test_two_connect_workers_form_one_exactly_once_group(compose: dict[str, Any]
         assert props["rest.advertised.host.name"] == name
         # A dead worker's task moves to the other one within seconds, not the default 5 minutes.
         assert int(props["scheduled.rebalance.max.delay.ms"]) <= 30_000, name
+
+
+def test_the_connector_watchdog_asks_every_connect_worker(compose: dict[str, Any]) -> None:
+    # As on the local cluster (Settings.connect_urls: every worker of the topology), ONCEFLOW_
+    # CONNECT_URL first: a worker cut off from the brokers answers with a stale status.
+    env = compose["services"][CONNECTOR_WATCHDOG]["environment"]
+    urls = env["ONCEFLOW_CONNECT_URLS"].split(",")
+    workers = _replicas(compose, "connect")
+    rest = {name: service["ports"][0].rsplit(":", 1)[1] for name, service in workers.items()}
+    assert sorted(urls) == sorted(f"http://{name}:{port}" for name, port in rest.items())
+    assert urls[0] == env["ONCEFLOW_CONNECT_URL"]
+    assert len(urls) == len(layout(Topology.CLUSTER).connect)
 
 
 def test_every_topic_is_replicated_three_times_with_min_isr_two(compose: dict[str, Any]) -> None:

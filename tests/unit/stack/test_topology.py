@@ -4,6 +4,7 @@ the settings' defaults that follow the topology."""
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from onceflow import paths
 from onceflow.settings import (
@@ -155,6 +156,24 @@ def test_the_settings_follow_the_topology() -> None:
         NotificationSettings(topology=Topology.SINGLE).notify_state_dir
         == paths.STATE / "data" / "notifications"
     )
+
+
+def test_the_connect_urls_are_every_worker_the_connect_url_first() -> None:
+    workers = tuple(worker.url for worker in CLUSTER.connect)
+    assert len(workers) == 2
+    assert Settings(topology=Topology.SINGLE).connect_urls == (SINGLE.connect_url,)
+    cluster = Settings(topology=Topology.CLUSTER)
+    assert cluster.connect_urls == workers
+    second = Settings(topology=Topology.CLUSTER, connect_url=workers[1])
+    assert second.connect_urls == (workers[1], workers[0])
+    elsewhere = Settings(topology=Topology.CLUSTER, connect_url="http://connect-1:8083")
+    assert elsewhere.connect_urls == ("http://connect-1:8083",)
+    # What every supervised process gets reads back as the same list.
+    exported = f'ONCEFLOW_CONNECT_URLS="{",".join(workers)}"'
+    assert exported in render_config(components(cluster), cluster)
+    assert Settings(connect_urls=f"{workers[0]}, {workers[1]}").connect_urls == workers
+    with pytest.raises(ValidationError, match="names no Connect worker"):
+        Settings(connect_urls=" , ")
 
 
 def test_the_cluster_components_are_every_node_on_its_own_ports() -> None:
