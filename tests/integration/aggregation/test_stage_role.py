@@ -40,6 +40,18 @@ def tables(schema: str) -> list[str]:
     return [name for (name,) in rows]
 
 
+def first_column(table: str) -> str:
+    """A column of `table` (schema-qualified), quoted."""
+    with psycopg.connect(get_settings().dsn("owner")) as conn:
+        row = conn.execute(
+            "SELECT quote_ident(attname) FROM pg_attribute WHERE attrelid = %s::regclass"
+            " AND attnum > 0 AND NOT attisdropped ORDER BY attnum LIMIT 1",
+            (table,),
+        ).fetchone()
+    assert row is not None, table
+    return str(row[0])
+
+
 def refused(conn: Conn, statement: str) -> str:
     """Run `statement`; the refusal's message (fails the test if it was allowed)."""
     with pytest.raises(errors.InsufficientPrivilege) as refusal:
@@ -88,8 +100,14 @@ def test_cannot_write_any_analytics_or_bookkeeping_table(executor: Conn) -> None
     assert set(LEDGER) <= set(every)
     assert "analytics.daily_sales" in every
     for table in every:
-        for statement in (f"INSERT INTO {table} DEFAULT VALUES", f"TRUNCATE {table}"):
-            assert "permission denied" in refused(executor, statement), table
+        for statement in (
+            f"INSERT INTO {table} DEFAULT VALUES",
+            # Privileges are checked before any row is looked at: refused even with no row.
+            f"UPDATE {table} SET {first_column(table)} = {first_column(table)} WHERE false",
+            f"DELETE FROM {table} WHERE false",
+            f"TRUNCATE {table}",
+        ):
+            assert "permission denied" in refused(executor, statement), (table, statement)
 
 
 def test_cannot_call_the_jobs_functions(executor: Conn) -> None:

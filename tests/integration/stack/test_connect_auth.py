@@ -8,7 +8,7 @@ import pytest
 
 from onceflow.settings import Settings, get_settings
 from onceflow.settings.ops import get_ops_settings
-from stack import connector
+from stack import connector, supervisor
 
 pytestmark = pytest.mark.integration
 
@@ -89,6 +89,21 @@ def test_a_reference_to_another_roles_password_resolves_nothing(
         {"database.user": owner, "database.password": "${env:ONCEFLOW_OWNER_DB_PASSWORD}"},
     )
     assert any(f'password authentication failed for user "{owner}"' in e for e in errors), errors
+
+
+def test_a_variable_the_worker_holds_but_the_connector_does_not_name_stays_literal(
+    settings: Settings, ops: httpx.BasicAuth
+) -> None:
+    # The owner's password is not in the worker's environment at all, so the test above would
+    # pass without the allowlist; this setting is (supervisord exports it to every program).
+    worker = settings.layout.connect[0].program
+    pid = supervisor.proxy().supervisor.getProcessInfo(worker)["pid"]
+    held = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    assert f"ONCEFLOW_KAFKA_BOOTSTRAP={settings.kafka_bootstrap}".encode() in held
+    reference = "${env:ONCEFLOW_KAFKA_BOOTSTRAP}"
+    errors = _validate(settings, ops, {"database.dbname": reference})
+    assert any(f'database "{reference}" does not exist' in e for e in errors), errors
+    assert not any(settings.kafka_bootstrap in e for e in errors), errors
 
 
 def test_a_reference_to_a_file_resolves_nothing(
