@@ -22,6 +22,7 @@ from onceflow import paths
 from onceflow.settings import NotificationSettings, Settings
 from onceflow.settings.kafka_auth import AGGREGATION_GROUP_PREFIX
 from stack import kafka_security
+from stack.waiting import wait_for
 from tests.integration.stack.kafka_writes import REFUSAL_TIMEOUT_S, code_of, produce
 from tests.integration.stack.sasl_node import Node, sasl_node
 
@@ -167,3 +168,26 @@ def test_password_files_are_private(node: Node) -> None:
     assert folder.stat().st_mode & 0o777 == 0o700
     for principal in ("broker", *_clients()):
         assert (folder / principal).stat().st_mode & 0o777 == 0o600
+
+
+def _logs_in(config: dict[str, Any]) -> bool:
+    try:
+        return OUTBOX in AdminClient(config).list_topics(timeout=REFUSAL_TIMEOUT_S).topics
+    except KafkaException:
+        return False
+
+
+def test_a_rotated_password_replaces_the_old_one(node: Node) -> None:
+    """`onceflow-stack rotate-kafka-password ops` without its restarts (kafka_security.rotate,
+    as the broker principal): Kafka takes the new password, the file holds it, the old one is
+    refused."""
+    old = node.auth.password("ops")
+    assert _logs_in(node.config("ops"))
+    kafka_security.rotate(kafka_security.admin(node.bootstrap, node.auth), node.auth, "ops")
+    new = node.auth.password("ops")
+    assert new != old
+    assert (node.auth.kafka_password_dir / "ops").stat().st_mode & 0o777 == 0o600
+    wait_for(
+        lambda: _logs_in(node.config("ops")), what="ops logs in with its new password", timeout=30
+    )
+    assert not _logs_in({**node.config("ops"), "sasl.password": old})
