@@ -108,6 +108,35 @@ def test_each_program_holds_only_its_own_secrets() -> None:
     assert all(held[name] == allowed[name] for name in from_env)
 
 
+def command_line(pid: int) -> str:
+    """A process's command line (empty when it is gone)."""
+    try:
+        return (
+            Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        )
+    except OSError:
+        return ""
+
+
+def test_no_programs_command_line_holds_a_secret() -> None:
+    """Unlike its environment, a process's command line is readable by every user of the host
+    (`ps`): no program, nor any process it started, is given a secret in its arguments."""
+    known = secrets()
+    tree = children()
+    running = running_programs()
+    assert running
+    held = {
+        info["name"]: sorted(
+            name
+            for pid in process_tree(info["pid"], tree)
+            for name, secret in known.items()
+            if secret in command_line(pid)
+        )
+        for info in running
+    }
+    assert {name: found for name, found in held.items() if found} == {}
+
+
 def test_no_program_but_the_job_gets_the_jobs_password() -> None:
     """The dashboard (and onceflow-ops) read the job's ledger as `observer`, the reconciler as
     `reconcile` (migration 0020), maintenance prunes the job's bookkeeping as `maintenance`
