@@ -4,6 +4,7 @@ the real Postgres: what an unauthenticated peer can cost is bounded.
 - a 32 MiB header (or too many header fields) → 431 problem+json, the connection closed;
 - a request that does not arrive whole within the read timeout is cut: 408 while its head is
   incomplete (also a connection that sends nothing), the connection closed mid-body;
+- an idle connection is closed after the keep-alive;
 - over the concurrency limit (connections + requests per worker) → 503 problem+json;
 - the key is checked before the body is read: no key and a broken or huge body → 401;
 - 1,000 unknown keys cost at most 50 database transactions (pg_stat_database of a database
@@ -165,6 +166,21 @@ def test_a_body_that_stops_coming_is_cut_within_the_timeout(api: Api, caller: Is
     answer, elapsed = exchange(api, request)
     assert answer == b""  # the app was reading the body: the connection is closed, no answer
     assert READ_TIMEOUT_S * 0.9 <= elapsed < READ_TIMEOUT_S + 2
+
+
+def test_an_idle_connection_is_closed_after_the_keep_alive() -> None:
+    # The read timeout far longer, so that only the keep-alive can close the connection.
+    quick = start_api(api_workers="1", api_keep_alive_s="1", api_request_read_timeout_s="30")
+    try:
+        with socket.create_connection(("127.0.0.1", quick.port), timeout=10) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert one_answer(sock).startswith(b"HTTP/1.1 200 ")
+            idle_from = time.monotonic()
+            assert sock.recv(1) == b""  # closed by the server (a socket timeout fails the test)
+            idle = time.monotonic() - idle_from
+        assert 0.9 <= idle < 1 + 2
+    finally:
+        stop(quick)
 
 
 def test_over_the_concurrency_limit_the_answer_is_503_problem() -> None:
