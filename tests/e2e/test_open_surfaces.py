@@ -37,3 +37,10 @@ def test_nothing_open_shows_a_secret() -> None:
         for url, text in pages.items()
     }
     assert {url: names for url, names in shown.items() if names} == {}
+
+
+def test_prometheus_offers_no_admin_or_lifecycle_api() -> None:
+    """Anyone on the host reaches Prometheus: it must not delete series or stop on request."""
+    prometheus = get_observability_settings().prometheus_url
+    flags = httpx.get(f"{prometheus}/api/v1/status/flags", timeout=30).json()["data"]
+    assert (flags["web.enable-admin-api"], flags["web.enable-lifecycle"]) == ("false", "false")
