@@ -9,7 +9,8 @@ backfill: wall time of `python -m spark_jobs.aggregation --backfill` (JVM start 
 the job's own records/s; with --floor, also as a ratio to bench/floor.py's rate on the same
 topic in the same run (the floor: a lean read_committed consumer COPYing the same rows).
 freshness: for every event, Kafka transaction commit -> the commit of the Postgres transaction
-that counted it (aggregation.applied_batches.committed_at), p50/p99.
+that counted it (aggregation.applied_batches.committed_at), p50/p99; and the job's CPU (driver and
+Spark JVM, the kernel's count) from the load's start until its last event is applied.
 """
 
 import bisect
@@ -121,6 +122,8 @@ def freshness(rate: int = 200, seconds: int = 60) -> None:
             skus = [f"SKU-B-{i}" for i in range(100)]
             tick = 0.1  # one Kafka transaction every 100 ms
             per_tick = max(1, int(rate * tick))
+            job_tree = process_tree(job.proc.pid)
+            cpu_before = cpu_seconds(job_tree)
             start = time.monotonic()
             sent = 0
             while time.monotonic() - start < seconds:
@@ -140,6 +143,8 @@ def freshness(rate: int = 200, seconds: int = 60) -> None:
                 sent += per_tick
                 time.sleep(max(0.0, start + (sent / rate) - time.monotonic()))
             p.wait_applied(len(warm) + sent, 0, job, timeout=300)
+            job_cpu = cpu_seconds(job_tree) - cpu_before
+            loaded = time.monotonic() - start
             rows = p.query(
                 "SELECT offsets, extract(epoch FROM committed_at) FROM aggregation.applied_batches"
             )
@@ -160,7 +165,8 @@ def freshness(rate: int = 200, seconds: int = 60) -> None:
             p99 = latencies[int(0.99 * (len(latencies) - 1))]
             print(
                 f"freshness at {rate} events/s for {seconds}s ({len(latencies)} events): "
-                f"p50 {p50:.2f}s p99 {p99:.2f}s max {latencies[-1]:.2f}s"
+                f"p50 {p50:.2f}s p99 {p99:.2f}s max {latencies[-1]:.2f}s; "
+                f"job CPU {job_cpu / loaded:.3f} CPU-s/s, {1e6 * job_cpu / sent:.0f} µs/event"
             )
         finally:
             job.stop()

@@ -472,33 +472,50 @@ def _value_error() -> Column:
     return chain
 
 
+class _Classified(NamedTuple):
+    read: tuple[Column, ...]  # the raw row's columns as classify names them, and `backslash`
+    derived: tuple[dict[str, Column], ...]  # added in turn: a later one reads earlier ones
+    dropped: tuple[str, ...]  # the steps' helpers
+
+
+@cache
+def _classified(max_event_bytes: int) -> _Classified:
+    """classify's columns, built once per process. A Column is an unresolved expression that
+    serves every DataFrame with the named columns, and building these costs ~3,600 py4j round
+    trips: more than a small micro-batch's whole run when it was done every batch
+    (docs/benchmarks.md, "The checks' columns built once")."""
+    valid_text = F.col("raw_error").isNull()
+    read = (
+        F.col("key"),
+        F.col("value"),
+        F.col("topic"),
+        F.col("partition").alias("kafka_partition"),
+        F.col("offset").alias("kafka_offset"),
+        F.col("timestamp").alias("kafka_timestamp"),
+        F.col("headers"),
+        _backslash().alias("backslash"),
+    )
+    derived = (
+        {"raw_error": _raw_error(max_event_bytes)},
+        # Only a value that passed phase 1 is handed to the JSON parsers.
+        {"ev": F.when(valid_text, F.from_json(_text(), S.EVENT_WITH_CORRUPT, JSON_OPTIONS))},
+        _arrays_json(),
+        {"exact": valid_text & ~_canonical()},
+        {"v": F.when(F.col("exact"), F.try_parse_json(_text()))},
+        {"structure_error": F.when(F.col("exact"), _structure_error())},
+        {"error": F.coalesce("raw_error", "structure_error", _value_error())},
+    )
+    return _Classified(read, derived, ("backslash", "raw_error", "exact", "v", "structure_error"))
+
+
 def classify(raw: DataFrame, max_event_bytes: int) -> DataFrame:
     """Every raw record with its parsed event (`ev`), each of its arrays as JSON text
     (array_json) and `error` (null for a valid event)."""
-    valid_text = F.col("raw_error").isNull()
-    return (
-        raw.select(
-            "key",
-            "value",
-            "topic",
-            F.col("partition").alias("kafka_partition"),
-            F.col("offset").alias("kafka_offset"),
-            F.col("timestamp").alias("kafka_timestamp"),
-            F.col("headers"),
-            _backslash().alias("backslash"),
-        )
-        .withColumn("raw_error", _raw_error(max_event_bytes))
-        # Only a value that passed phase 1 is handed to the JSON parsers.
-        .withColumn(
-            "ev", F.when(valid_text, F.from_json(_text(), S.EVENT_WITH_CORRUPT, JSON_OPTIONS))
-        )
-        .withColumns(_arrays_json())
-        .withColumn("exact", valid_text & ~_canonical())
-        .withColumn("v", F.when(F.col("exact"), F.try_parse_json(_text())))
-        .withColumn("structure_error", F.when(F.col("exact"), _structure_error()))
-        .withColumn("error", F.coalesce("raw_error", "structure_error", _value_error()))
-        .drop("backslash", "raw_error", "exact", "v", "structure_error")
-    )
+    columns = _classified(max_event_bytes)
+    classified = raw.select(*columns.read)
+    for step in columns.derived:
+        classified = classified.withColumns(step)
+    return classified.drop(*columns.dropped)
 
 
 def fingerprint(ev: Column) -> Column:
@@ -512,13 +529,19 @@ def fingerprint(ev: Column) -> Column:
 def annotated(classified: DataFrame) -> DataFrame:
     """Every record with its typed event columns (meaningful only where `error` is null), its
     raw key and value, and `error`: one pass serves both outputs (events and dead letters)."""
+    return classified.select(*_annotated())
+
+
+@cache
+def _annotated() -> tuple[Column, ...]:
+    """annotated's columns, built once per process (see _classified)."""
     ev = F.col("ev")
     occurred_at = F.try_to_timestamp(ev["occurred_at"])
-    return classified.select(
-        "topic",
-        "kafka_partition",
-        "kafka_offset",
-        "kafka_timestamp",
+    return (
+        F.col("topic"),
+        F.col("kafka_partition"),
+        F.col("kafka_offset"),
+        F.col("kafka_timestamp"),
         F.lower(ev["event_id"]).alias("event_id"),
         ev["event_type"].alias("event_type"),
         occurred_at.alias("occurred_at"),
@@ -531,7 +554,7 @@ def annotated(classified: DataFrame) -> DataFrame:
         ev["order"]["items"].alias("items"),
         F.col(array_json("order.items")).alias("items_json"),
         fingerprint(ev).alias("fingerprint"),
-        "key",
-        "value",
-        "error",
+        F.col("key"),
+        F.col("value"),
+        F.col("error"),
     )

@@ -9,6 +9,7 @@ written twice. Both come from one pass over the batch: it is neither cached nor 
 """
 
 from collections.abc import Sequence
+from functools import cache
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
@@ -33,6 +34,17 @@ def counted_items(event_type: Column, items_json: Column) -> Column:
 def staged_rows(raw: DataFrame, max_event_bytes: int, query_id: str, batch_id: int) -> DataFrame:
     """The batch's rows for the staging area, keyed by (query id, batch id)."""
     records = parse.annotated(parse.classify(raw, max_event_bytes))
+    return records.select(
+        F.lit(query_id).alias("query_id"),
+        F.lit(batch_id).cast("long").alias("batch_id"),
+        *_staged_columns(),
+    )
+
+
+@cache
+def _staged_columns() -> tuple[Column, ...]:
+    """staging.COLUMNS from the annotated records, built once per process (as parse builds
+    its own): a valid record fills the event's, a dead letter its own."""
     valid = F.col("error").isNull()
     computed = {
         "status_rank": status_rank(F.col("status")),
@@ -47,11 +59,7 @@ def staged_rows(raw: DataFrame, max_event_bytes: int, query_id: str, batch_id: i
             return F.when(valid, value)
         return F.when(~valid, value)
 
-    return records.select(
-        F.lit(query_id).alias("query_id"),
-        F.lit(batch_id).cast("long").alias("batch_id"),
-        *[column(name).alias(name) for name in staging.COLUMNS],
-    )
+    return tuple(column(name).alias(name) for name in staging.COLUMNS)
 
 
 def raw_records(
