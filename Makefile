@@ -40,13 +40,18 @@ test: test-single test-cluster
 test-single: up lint schema
 	$(VENV)/pytest -q -p no:cacheprovider --durations=15 --ignore=tests/cluster
 
+# The least-privilege replays that hold for any topology (docs/security.md): the cluster runs
+# them too, against its three brokers, two Connect workers and every program's environment.
+ANY_TOPOLOGY = tests/integration/stack/test_secrets.py tests/integration/stack/test_kafka_live.py \
+	tests/integration/stack/test_connect_auth.py
+
 # Stops whatever runs, brings the cluster up, tests it, and stops it again (also when its
 # start or a test failed, so the next `make up` finds nothing running).
 test-cluster:
 	@$(MAKE) --no-print-directory down
 	@export ONCEFLOW_TOPOLOGY=cluster; status=0; \
 	  { $(MAKE) --no-print-directory up && \
-	    $(VENV)/pytest -q -p no:cacheprovider --durations=5 tests/cluster \
+	    $(VENV)/pytest -q -p no:cacheprovider --durations=5 tests/cluster $(ANY_TOPOLOGY) \
 	      --ignore=tests/cluster/test_network_faults.py; } || status=$$?; \
 	  $(MAKE) --no-print-directory down; exit $$status
 
