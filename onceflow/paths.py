@@ -12,6 +12,8 @@ CONF = STATE / "conf"
 SECRETS = STATE / "secrets"  # mode 0700
 API_KEY = SECRETS / "api-key"  # the local-dev client's key, mode 0600
 OPS_PASSWORD = SECRETS / "ops-password"  # the ops credential's password, mode 0600
+# The Spark standalone cluster's shared secret (spark.authenticate), mode 0600.
+SPARK_AUTH_SECRET = SECRETS / "spark" / "auth-secret"
 VENV_BIN = ROOT / ".venv" / "bin"
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")

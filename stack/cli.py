@@ -21,6 +21,7 @@ from onceflow.settings import (
 from onceflow.settings.connections import ROLES
 from onceflow.settings.kafka_auth import get_kafka_auth_settings
 from onceflow.settings.ops import get_ops_settings
+from onceflow.settings.spark_auth import get_spark_auth_settings
 from stack import (
     api_key,
     checks,
@@ -36,6 +37,7 @@ from stack import (
     preflight,
     prometheus,
     running,
+    spark_secret,
     supervisor,
     topics,
 )
@@ -131,6 +133,9 @@ def up() -> None:
         if ops_secret.ensure(get_ops_settings()):
             where = paths.OPS_PASSWORD.relative_to(paths.ROOT)
             console.print(f"  ops password (Kafka Connect, the dashboard) written to {where}")
+        if spark_secret.ensure(get_spark_auth_settings()):
+            where = paths.SPARK_AUTH_SECRET.relative_to(paths.ROOT)
+            console.print(f"  Spark auth secret (the cluster's Spark) written to {where}")
         for role in db_secrets.ensure(settings):
             where = settings.db_password_dir / role
             console.print(f"  password of database role {role} written to {where}")

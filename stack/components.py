@@ -14,6 +14,7 @@ from confluent_kafka.admin import AdminClient
 
 from onceflow import paths
 from onceflow.settings import (
+    AggregationSettings,
     Settings,
     get_aggregation_settings,
     get_notification_settings,
@@ -22,7 +23,7 @@ from onceflow.settings import (
 )
 from onceflow.settings.kafka_auth import client_config
 from onceflow.settings.ops import OpsCredentialMissingError, get_ops_settings
-from onceflow.topology import KafkaNode, Layout
+from onceflow.topology import KafkaNode, Layout, Topology
 from stack import jvm, postgres, prometheus, spark
 from stack.health import Probe, answers, connector_runs, slot_kept, stage_progresses
 from stack.waiting import port_open
@@ -58,6 +59,10 @@ class Component:
     # Kafka client: it reads that principal's password from its file or variable when it
     # connects; a Kafka node's or Connect worker's is in its rendered properties (mode 0600).
     kafka_principal: str | None = None
+    # Whether it holds the Spark cluster's shared secret (onceflow/settings/spark_auth.py): the
+    # master and the workers from their properties file, the job's driver from the secret's
+    # file; a worker's executors get it in their environment from the worker (Spark's way).
+    spark_secret: bool = False
     # Components of one wave start together and are then awaited together; `make up` runs
     # the wave's follow-up (topics, the connector) once all of them are ready.
     wave: str = ""
@@ -93,9 +98,11 @@ def _metrics(port: int | None) -> str:
     return f", metrics http://127.0.0.1:{port}" if port else ""
 
 
-def _aggregation(python: Path) -> Component:
+def _aggregation(python: Path, topology: Topology) -> Component:
     """The job is ready when its metrics port answers; the Spark UI is where it runs when on."""
     agg, metrics_port = get_aggregation_settings(), get_observability_settings().agg_metrics_port
+    # Of the topology asked about, which may not be this process's (compose's tests).
+    standalone = AggregationSettings(topology=topology).on_standalone_cluster
     ui = f"http://{agg.agg_ui_host}:{agg.agg_ui_port}"
     return Component(
         name="aggregation",
@@ -108,6 +115,7 @@ def _aggregation(python: Path) -> Component:
         # The driver's role, and the executors' staging-only one (handed to their tasks).
         db_roles=("spark", "spark_stage"),
         kafka_principal="aggregation",
+        spark_secret=standalone,
     )
 
 
@@ -186,6 +194,7 @@ def _spark(layout: Layout, data: paths.DataDirs) -> list[Component]:
         where=f"{cluster.url} (UI {cluster.ui})",
         env=env,
         wave="spark",
+        spark_secret=True,
     )
     workers = [
         Component(
@@ -198,6 +207,7 @@ def _spark(layout: Layout, data: paths.DataDirs) -> list[Component]:
             where=f"UI {worker.ui}, 1 core, {layout.memory.spark_worker_offer} for executors",
             env=env,
             wave="spark",
+            spark_secret=True,
         )
         for worker in cluster.workers
     ]
@@ -284,7 +294,7 @@ def components(settings: Settings) -> list[Component]:
             # The reconciler reads the outbox topic.
             kafka_principal="ops",
         ),
-        _aggregation(python),
+        _aggregation(python, settings.topology),
         *notifications,
         # Observability last: nothing in the pipeline waits on it (docs/observability.md).
         Component(

@@ -1,5 +1,8 @@
 """The Spark standalone cluster of the cluster topology: a master and its workers, started
-with `spark-class` (the pip wheel of pyspark has no start scripts), on loopback only."""
+with `spark-class` (the pip wheel of pyspark has no start scripts), on loopback only. Each asks
+every peer for the shared secret (spark.authenticate), read from its 0600 properties file
+(stack/spark_secret.py); a worker hands it to its executors in their environment (Spark's
+`_SPARK_AUTH_SECRET`), never on a command line."""
 
 import importlib.util
 from pathlib import Path
@@ -9,6 +12,7 @@ import httpx
 
 from onceflow import paths
 from onceflow.topology import HOST, Memory, SparkCluster, SparkWorker
+from stack.spark_secret import DAEMON_PROPERTIES
 
 
 def spark_class() -> Path:
@@ -23,6 +27,7 @@ def master_command(spark: SparkCluster) -> str:
     return (
         f"{spark_class()} org.apache.spark.deploy.master.Master"
         f" --host {HOST} --port {spark.port} --webui-port {spark.ui_port}"
+        f" --properties-file {DAEMON_PROPERTIES}"
     )
 
 
@@ -31,6 +36,7 @@ def worker_command(spark: SparkCluster, worker: SparkWorker, memory: Memory, wor
         f"{spark_class()} org.apache.spark.deploy.worker.Worker {spark.url}"
         f" --host {HOST} --cores 1 --memory {memory.spark_worker_offer}"
         f" --webui-port {worker.ui_port} --work-dir {work}"
+        f" --properties-file {DAEMON_PROPERTIES}"
     )
 
 

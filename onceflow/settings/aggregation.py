@@ -88,6 +88,12 @@ class AggregationSettings(TopologySettings):
     # The fault fires on the n-th batch with records that this process applies (1 = first).
     fault_after_batches: int = 1
 
+    @property
+    def on_standalone_cluster(self) -> bool:
+        """The job is a client of a Spark standalone master, which asks for the cluster's shared
+        secret (onceflow/settings/spark_auth.py); local[*] asks for none."""
+        return self.agg_spark_master.startswith("spark://")
+
     @model_validator(mode="after")
     def _follow_topology(self) -> Self:
         checkpoints = self.data.spark_checkpoints

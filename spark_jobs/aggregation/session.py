@@ -1,14 +1,18 @@
 """The job's SparkSession: UTC, Spark UI on a fixed port, its jars by path; local or, in the
-cluster topology, a client of the standalone master (executors on its workers)."""
+cluster topology, a client of the standalone master (executors on its workers), authenticated
+with the cluster's shared secret."""
 
 import os
 import sys
 from pathlib import Path
 
+from pyspark import SparkConf, SparkContext
+from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from onceflow.paths import ROOT
 from onceflow.settings import AggregationSettings
+from onceflow.settings.spark_auth import get_spark_auth_settings
 
 LOG4J = ROOT / "spark_jobs" / "aggregation" / "log4j2.properties"
 
@@ -26,41 +30,63 @@ def job_jars(folder: Path) -> list[Path]:
     return jars
 
 
-def build_session(settings: AggregationSettings, app_name: str) -> SparkSession:
-    """Create (or return) the process's SparkSession."""
-    # The Spark UI binds to SPARK_LOCAL_IP (default: every interface); keep it on loopback.
-    os.environ["SPARK_LOCAL_IP"] = settings.agg_ui_host
+def session_options(settings: AggregationSettings, app_name: str) -> dict[str, str]:
+    """The driver's Spark settings, none of them a secret (PySpark puts each on the driver JVM's
+    command line)."""
     java_options = f"-Dlog4j2.configurationFile=file:{LOG4J}"
-    builder = (
-        SparkSession.builder.appName(app_name)
-        .master(settings.agg_spark_master)
-        .config("spark.driver.memory", settings.agg_driver_memory)
-        .config("spark.driver.host", settings.agg_driver_host or settings.agg_ui_host)
-        .config("spark.driver.bindAddress", settings.agg_ui_host)
-        .config("spark.driver.extraJavaOptions", java_options)
-        .config("spark.ui.enabled", str(settings.agg_ui_enabled).lower())
-        .config("spark.ui.port", str(settings.agg_ui_port))
+    jars = job_jars(settings.agg_spark_kafka_jars)
+    return {
+        "spark.app.name": app_name,
+        "spark.master": settings.agg_spark_master,
+        "spark.driver.memory": settings.agg_driver_memory,
+        "spark.driver.host": settings.agg_driver_host or settings.agg_ui_host,
+        "spark.driver.bindAddress": settings.agg_ui_host,
+        "spark.driver.extraJavaOptions": java_options,
+        "spark.ui.enabled": str(settings.agg_ui_enabled).lower(),
+        "spark.ui.port": str(settings.agg_ui_port),
         # Nobody stops a job or stage from the UI (docs/security.md): `make down` or supervisor.
-        .config("spark.ui.killEnabled", "false")
+        "spark.ui.killEnabled": "false",
         # No port hopping: a busy 4040 is an error, not a silent move to 4041.
-        .config("spark.port.maxRetries", "0")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", str(settings.agg_shuffle_partitions))
-        .config("spark.sql.adaptive.enabled", "false")
-        .config("spark.sql.streaming.stopActiveRunOnRestart", "true")
-        .config("spark.sql.streaming.stopTimeout", "60s")
-        .config("spark.sql.streaming.metricsEnabled", "true")
-        .config("spark.python.worker.reuse", "true")
-        .config("spark.ui.showConsoleProgress", "false")
+        "spark.port.maxRetries": "0",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.shuffle.partitions": str(settings.agg_shuffle_partitions),
+        "spark.sql.adaptive.enabled": "false",
+        "spark.sql.streaming.stopActiveRunOnRestart": "true",
+        "spark.sql.streaming.stopTimeout": "60s",
+        "spark.sql.streaming.metricsEnabled": "true",
+        "spark.python.worker.reuse": "true",
+        "spark.ui.showConsoleProgress": "false",
         # Standalone executors (ignored by local[*]): their size, this venv's Python for their
         # Python workers, and this checkout's modules on its path.
-        .config("spark.executor.memory", settings.agg_executor_memory)
-        .config("spark.executor.cores", str(settings.agg_executor_cores))
-        .config("spark.pyspark.python", sys.executable)
-        .config("spark.executorEnv.PYTHONPATH", str(ROOT))
-    )
-    jars = job_jars(settings.agg_spark_kafka_jars)
-    builder = builder.config("spark.jars", ",".join(str(j) for j in jars))
+        "spark.executor.memory": settings.agg_executor_memory,
+        "spark.executor.cores": str(settings.agg_executor_cores),
+        "spark.pyspark.python": sys.executable,
+        "spark.executorEnv.PYTHONPATH": str(ROOT),
+        "spark.jars": ",".join(str(j) for j in jars),
+    }
+
+
+def build_session(settings: AggregationSettings, app_name: str) -> SparkSession:
+    """Create (or return) the process's SparkSession; on a standalone master, authenticated."""
+    # The Spark UI binds to SPARK_LOCAL_IP (default: every interface); keep it on loopback.
+    os.environ["SPARK_LOCAL_IP"] = settings.agg_ui_host
+    options = session_options(settings, app_name)
+    if settings.on_standalone_cluster and SparkSession.getActiveSession() is None:
+        start_authenticated(options, get_spark_auth_settings().spark_conf())
+    builder = SparkSession.builder
+    for key, value in options.items():
+        builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     return session
+
+
+def start_authenticated(options: dict[str, str], secret: dict[str, str]) -> SparkContext:
+    """Start the driver with `options` plus `secret`, keeping the secret off every command line:
+    PySpark starts the driver's JVM with each setting as a `--conf` argument, which
+    /proc/PID/cmdline shows every user of the host. So the JVM starts with `options` only, and
+    the secret reaches its SparkConf through the Py4J gateway before the SparkContext (and with it
+    the connection to the master) is made; the builder's getOrCreate() then uses that context."""
+    public = SparkConf(loadDefaults=False).setAll(list(options.items()))
+    gateway = launch_gateway(public)  # type: ignore[no-untyped-call]
+    return SparkContext(conf=public.setAll(list(secret.items())), gateway=gateway)

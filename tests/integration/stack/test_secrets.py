@@ -15,7 +15,7 @@ from onceflow import paths
 from onceflow.settings import get_settings
 from onceflow.settings.connections import ROLES
 from onceflow.settings.kafka_auth import PRINCIPALS, KafkaAuthSettings
-from stack import db_secrets, kafka_security, node_configs, supervisor
+from stack import db_secrets, kafka_security, node_configs, spark_secret, supervisor
 from stack.components import components
 from stack.waiting import wait_for
 
@@ -23,20 +23,27 @@ pytestmark = pytest.mark.integration
 
 # Each principal's own password (the suites' ONCEFLOW_KAFKA_PRINCIPAL does not apply to files).
 KAFKA = KafkaAuthSettings(kafka_principal=None)
+# The cluster's Spark programs and the job hold it (Component.spark_secret); a worker's executors
+# get it in their environment from the worker, Spark's way of handing it to them.
+SPARK_SECRET = "spark-auth"
 
 
 def secrets() -> dict[str, str]:
     """Every secret of the local stack, by name: each database role's password (but the
     analyst's documented local default, `analyst`, which is no secret), each Kafka principal's,
-    the ops password and the local API client's key."""
+    the ops password, the local API client's key and the Spark cluster's shared secret."""
     settings = get_settings()
     found = {f"db:{role}": settings.credentials(role)[1] for role in ROLES}
     found |= {f"kafka:{principal}": KAFKA.password(principal) for principal in PRINCIPALS}
     if found["db:analyst"] == db_secrets.ANALYST_DEFAULT:
         del found["db:analyst"]
-    for file in (paths.OPS_PASSWORD, paths.API_KEY):
+    for name, file in (
+        ("ops-password", paths.OPS_PASSWORD),
+        ("api-key", paths.API_KEY),
+        (SPARK_SECRET, paths.SPARK_AUTH_SECRET),
+    ):
         if file.exists():
-            found[file.name] = file.read_text().strip()
+            found[name] = file.read_text().strip()
     return found
 
 
@@ -93,7 +100,8 @@ def test_each_program_holds_only_its_own_secrets() -> None:
             name for name, secret in known.items() if any(secret in value for value in values)
         }
     allowed = {
-        name: {f"db:{role}" for role in c.db_roles} if c.passwords_in_env else set()
+        name: ({f"db:{role}" for role in c.db_roles} if c.passwords_in_env else set())
+        | ({SPARK_SECRET} if c.spark_secret else set())
         for name, c in parts.items()
     }
     not_its_own = {
@@ -150,7 +158,8 @@ def test_no_program_but_the_job_gets_the_jobs_password() -> None:
 
 def test_secret_files_are_their_owners_only() -> None:
     files = [p for p in paths.SECRETS.rglob("*") if p.is_file()]
-    assert {paths.API_KEY, paths.OPS_PASSWORD} <= set(files)
+    assert {paths.API_KEY, paths.OPS_PASSWORD, paths.SPARK_AUTH_SECRET} <= set(files)
+    assert spark_secret.DAEMON_PROPERTIES in files
     assert {get_settings().db_password_dir / role for role in ROLES} <= set(files)
     kafka = {KAFKA.kafka_password_dir / principal for principal in PRINCIPALS}
     assert kafka | {kafka_security.OPS_CLIENT_PROPERTIES} <= set(files)
