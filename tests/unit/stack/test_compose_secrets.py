@@ -88,3 +88,41 @@ def test_no_kafka_password_has_a_default() -> None:
     }
     for name, rest in references:
         assert rest.startswith(":?"), (name, rest)
+
+
+SPARK_SECRET = re.compile(r"\$\{ONCEFLOW_SPARK_AUTH_SECRET(?P<rest>[^}]*)\}")
+# Spark's own variable for the shared secret, which its daemons (and executors) read.
+SPARK_SECRET_VARIABLE = "_SPARK_AUTH_SECRET"
+
+
+def test_only_the_spark_services_and_the_job_get_the_spark_secret(
+    services: dict[str, Any],
+) -> None:
+    local = {c.name for c in components(Settings(topology=Topology.CLUSTER)) if c.spark_secret}
+    held = {
+        name
+        for name, service in services.items()
+        if any(SPARK_SECRET.search(str(v)) for v in (service.get("environment") or {}).values())
+    }
+    assert held == local
+    assert held == {"spark-master", "spark-worker-1", "spark-worker-2", "aggregation"}
+    for match in SPARK_SECRET.finditer((ROOT / "docker-compose.yml").read_text()):
+        assert match["rest"].startswith(":?"), match[0]
+
+
+def test_the_spark_daemons_ask_for_the_secret(services: dict[str, Any]) -> None:
+    """spark.authenticate on the master and each worker (a -D option: no secret), the secret in
+    Spark's variable (a -D option would put it on the JVM's command line); the job by its
+    setting (spark_jobs/aggregation/session.py)."""
+    opts = {"spark-master": "SPARK_MASTER_OPTS"} | {
+        name: "SPARK_WORKER_OPTS" for name in services if name.startswith("spark-worker-")
+    }
+    assert len(opts) == 3
+    for name, variable in opts.items():
+        env = services[name]["environment"]
+        assert "-Dspark.authenticate=true" in env[variable].split(), name
+        assert "secret" not in env[variable], name
+        assert SPARK_SECRET.fullmatch(env[SPARK_SECRET_VARIABLE]), name
+    assert SPARK_SECRET.fullmatch(
+        services["aggregation"]["environment"]["ONCEFLOW_SPARK_AUTH_SECRET"]
+    )
