@@ -88,5 +88,6 @@ def start_authenticated(options: dict[str, str], secret: dict[str, str]) -> Spar
     the secret reaches its SparkConf through the Py4J gateway before the SparkContext (and with it
     the connection to the master) is made; the builder's getOrCreate() then uses that context."""
     public = SparkConf(loadDefaults=False).setAll(list(options.items()))
-    gateway = launch_gateway(public)  # type: ignore[no-untyped-call]
+    # A JVM this process started before (a session since stopped) is used again, as PySpark does.
+    gateway = SparkContext._gateway or launch_gateway(public)  # type: ignore[no-untyped-call]
     return SparkContext(conf=public.setAll(list(secret.items())), gateway=gateway)
