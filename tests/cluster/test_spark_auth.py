@@ -1,7 +1,8 @@
 """The cluster's Spark master runs only applications that hold the cluster's shared secret
 (spark.authenticate, docs/security.md): a driver without it, or with a wrong one, is refused
 and never registered; the job, which reads the secret from its file, is registered and runs.
-The master's own environment page says authentication is on and shows the secret redacted."""
+The master's and the job's environment pages say authentication is on and show the secret
+redacted."""
 
 import uuid
 from contextlib import ExitStack
@@ -11,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from onceflow.settings import get_aggregation_settings
 from onceflow.settings.spark_auth import SparkAuthSettings
 from onceflow.topology import Layout
 from stack import spark
@@ -61,7 +63,18 @@ def test_the_job_holds_the_secret_and_is_registered(layout: Layout) -> None:
     apps = spark.master_state(cluster)["activeapps"]
     (job,) = [app for app in apps if app["name"] == "onceflow-aggregation"]
     assert job["state"] == "RUNNING"
+    secret = SparkAuthSettings().secret()
+    # The master's environment page and the job's (its UI and REST API) show it redacted.
+    agg = get_aggregation_settings()
+    driver = f"http://127.0.0.1:{agg.agg_ui_port}"
+    (app,) = httpx.get(f"{driver}/api/v1/applications", timeout=10).json()
+    environment = httpx.get(f"{driver}/api/v1/applications/{app['id']}/environment", timeout=10)
+    assert secret not in environment.text
+    properties = environment.json()["sparkProperties"]
+    assert ["spark.authenticate", "true"] in properties
+    assert ["spark.authenticate.secret", REDACTED] in properties
+    assert secret not in httpx.get(f"{driver}/environment/", timeout=10).text
     page = httpx.get(f"{cluster.ui}/environment/", timeout=10).text
-    assert SparkAuthSettings().secret() not in page
+    assert secret not in page
     assert "spark.authenticate</td><td>true" in page
     assert f"spark.authenticate.secret</td><td>{REDACTED}" in page
