@@ -27,7 +27,9 @@ def render_config(components: list[Component], settings: Settings) -> str:
         f"[unix_http_server]\nfile={paths.SUPERVISOR_SOCKET}\nchmod=0700\n",
         "[supervisord]\n"
         f"logfile={paths.LOGS / 'supervisord.log'}\npidfile={paths.RUN / 'supervisord.pid'}\n"
-        f"directory={paths.ROOT}\nlogfile_maxbytes=10MB\nenvironment={env}\n",
+        f"directory={paths.ROOT}\nlogfile_maxbytes=10MB\nenvironment={env}\n"
+        # What every program writes (Kafka's segments, the logs, ...) is its owner's only.
+        "umask=077\n",
         "[rpcinterface:supervisor]\n"
         "supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface\n",
         f"[supervisorctl]\nserverurl=unix://{paths.SUPERVISOR_SOCKET}\n",

@@ -186,3 +186,14 @@ def test_each_kafka_config_holds_only_its_own_principals_password() -> None:
         text = config.read_text()
         held = {name for name, password in known.items() if password in text}
         assert held == {principal}, (config, sorted(held))
+
+
+def test_stored_data_and_program_logs_are_their_owners_only() -> None:
+    settings = get_settings()
+    logs = [paths.LOGS / f"{c.name}.log" for c in components(settings)]
+    files = [p for p in settings.data.root.rglob("*") if p.is_file() and not p.is_symlink()]
+    files += [log for log in logs if log.exists()]
+    # Not vacuous: Kafka's segments and every running program's log are among them.
+    assert any(p.suffix == ".log" and "outbox.event.order" in str(p.parent) for p in files)
+    open_to_others = sorted(str(p) for p in files if p.stat().st_mode & 0o077)
+    assert open_to_others == []

@@ -1,0 +1,27 @@
+"""The stack's stored data and its programs' logs are their owners' only (docs/security.md):
+Kafka's segments hold every order event, and a file any user of the host can read bypasses the
+brokers' ACLs. supervisord starts every program with umask 077 (stack/supervisor.py); this takes
+group and other access off what was written before (by `make up`'s own steps, or an older
+stack)."""
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def make_private(roots: Iterable[Path]) -> int:
+    """Take group and other access off everything under `roots` that this user owns; return how
+    many entries changed. The roots keep their mode (Postgres, another user, passes through
+    the data folder to its own, which is its and 0700 already); symbolic links are not followed."""
+    me, changed = os.getuid(), 0
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            for name in (*dirs, *files):
+                path = os.path.join(folder, name)
+                info = os.lstat(path)
+                if info.st_uid != me or stat.S_ISLNK(info.st_mode) or not info.st_mode & 0o077:
+                    continue
+                os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
+                changed += 1
+    return changed
