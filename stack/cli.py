@@ -148,7 +148,7 @@ def up() -> None:
             get_notification_settings(),
             get_retention_settings(),
         )
-        private_data.make_private((settings.data.root, paths.LOGS))
+        private_data.make_private((*paths.STATE.glob("data*"), paths.LOGS))
         supervisor.start_or_update(supervisor.render_config(parts, settings))
         _switch_kafka(parts)
         for kind, wave in itertools.groupby(parts, key=lambda c: c.kind):

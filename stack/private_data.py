@@ -1,8 +1,8 @@
 """The stack's stored data and its programs' logs are their owners' only (docs/security.md):
 Kafka's segments hold every order event, and a file any user of the host can read bypasses the
 brokers' ACLs. supervisord starts every program with umask 077 (stack/supervisor.py); this takes
-group and other access off what was written before (by `make up`'s own steps, or an older
-stack)."""
+group and other access off what was written before (by `make up`'s own steps, an older stack, or
+the other topology's)."""
 
 import os
 import stat
@@ -19,9 +19,12 @@ def make_private(roots: Iterable[Path]) -> int:
         for folder, dirs, files in os.walk(root):
             for name in (*dirs, *files):
                 path = os.path.join(folder, name)
-                info = os.lstat(path)
-                if info.st_uid != me or stat.S_ISLNK(info.st_mode) or not info.st_mode & 0o077:
+                try:
+                    info = os.lstat(path)
+                    if info.st_uid != me or stat.S_ISLNK(info.st_mode) or not info.st_mode & 0o077:
+                        continue
+                    os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
+                except FileNotFoundError:  # a running program removed it meanwhile (a .tmp file)
                     continue
-                os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
                 changed += 1
     return changed

@@ -28,7 +28,7 @@ def render_config(components: list[Component], settings: Settings) -> str:
         "[supervisord]\n"
         f"logfile={paths.LOGS / 'supervisord.log'}\npidfile={paths.RUN / 'supervisord.pid'}\n"
         f"directory={paths.ROOT}\nlogfile_maxbytes=10MB\nenvironment={env}\n"
-        # What every program writes (Kafka's segments, the logs, ...) is its owner's only.
+        # supervisord's own log (and its children's logs, which it writes) are its owner's only.
         "umask=077\n",
         "[rpcinterface:supervisor]\n"
         "supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface\n",
@@ -52,6 +52,9 @@ def render_config(components: list[Component], settings: Settings) -> str:
             f"stdout_logfile={paths.LOGS / component.name}.log",
             "stdout_logfile_maxbytes=50MB",
             "stdout_logfile_backups=3",
+            # What it writes (Kafka's segments, checkpoints, ...) is its owner's only. Set per
+            # program: supervisord applies its own umask only when it starts, not on `update`.
+            "umask=077",
         ]
         if component.user:
             lines.append(f"user={component.user}")
@@ -86,6 +89,7 @@ def _exporter_section(programs: list[str]) -> str:
         + ",".join(programs),
         f"directory={paths.ROOT}",
         "events=PROCESS_STATE",
+        "umask=077",
         # supervisord starts it with itself, before `make up` starts any program.
         "priority=1",
         "autostart=true",
