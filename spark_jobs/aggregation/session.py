@@ -48,6 +48,9 @@ def session_options(settings: AggregationSettings, app_name: str) -> dict[str, s
         "spark.ui.killEnabled": "false",
         # No port hopping: a busy 4040 is an error, not a silent move to 4041.
         "spark.port.maxRetries": "0",
+        # The checkpoint's files are the job's only: Hadoop's file system sets each file's mode
+        # from its own umask (022 by default), not the process's (stack/private_data.py).
+        "spark.hadoop.fs.permissions.umask-mode": "077",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": str(settings.agg_shuffle_partitions),
         "spark.sql.adaptive.enabled": "false",
