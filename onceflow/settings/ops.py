@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from onceflow import paths
-from onceflow.settings.secrets import given_or_file
+from onceflow.settings.secrets import required
 
 
 class OpsCredentialMissingError(RuntimeError):
@@ -33,14 +33,13 @@ class OpsSettings(BaseSettings):
 
     def password(self) -> str:
         """The ops password: the variable's, else the file's first line."""
-        given = self.ops_password.get_secret_value() if self.ops_password else None
-        text = given_or_file(given, self.ops_password_file)
-        if not text:
-            raise OpsCredentialMissingError(
-                f"no ops password: set ONCEFLOW_OPS_PASSWORD or write it to "
-                f"{self.ops_password_file} (`make up` generates it for the local stack)"
-            )
-        return text
+        return required(
+            self.ops_password,
+            self.ops_password_file,
+            what="ops password",
+            variable="ONCEFLOW_OPS_PASSWORD",
+            missing=OpsCredentialMissingError,
+        )
 
     def auth(self) -> httpx.BasicAuth:
         """HTTP Basic credentials for Kafka Connect's REST API and the dashboard."""

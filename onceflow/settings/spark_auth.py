@@ -15,7 +15,7 @@ from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from onceflow import paths
-from onceflow.settings.secrets import given_or_file
+from onceflow.settings.secrets import required
 
 
 class SparkSecretMissingError(RuntimeError):
@@ -33,14 +33,13 @@ class SparkAuthSettings(BaseSettings):
 
     def secret(self) -> str:
         """The shared secret: the variable's, else the file's first line."""
-        given = self.spark_auth_secret.get_secret_value() if self.spark_auth_secret else None
-        text = given_or_file(given, self.spark_auth_secret_file)
-        if not text:
-            raise SparkSecretMissingError(
-                f"no Spark auth secret: set ONCEFLOW_SPARK_AUTH_SECRET or write it to "
-                f"{self.spark_auth_secret_file} (`make up` generates it for the local stack)"
-            )
-        return text
+        return required(
+            self.spark_auth_secret,
+            self.spark_auth_secret_file,
+            what="Spark auth secret",
+            variable="ONCEFLOW_SPARK_AUTH_SECRET",
+            missing=SparkSecretMissingError,
+        )
 
     def spark_conf(self) -> dict[str, str]:
         """The Spark properties that make a daemon ask for the secret, and an application give
