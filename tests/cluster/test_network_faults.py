@@ -6,12 +6,13 @@ timeout (its task moves, the zombie is fenced, the slot never runs ahead of what
 committed), and the reverse, that worker cut from Postgres while it still reaches the brokers
 (its task stalls or fails and is restarted, the slot never ahead of Kafka); the broker leading
 an outbox partition isolated from the other two past the controller's fencing timeout (clients
-still reach it); the connector task's transaction coordinator behind 30 % loss; the job's
-driver cut from Postgres while a batch runs. Each scenario records the availability during the
-fault and the time to recover after the heal (fault_figures.py). A task that FAILED is
-restarted by the connector watchdog (services/ops/connect_watchdog.py), never by the test,
-which checks the watchdog's log. Not here yet: the 200 ms delay beside the loss and the
-executors' 500 ms to Postgres (a delay needs a Toxiproxy link in the path: docs/testing.md)."""
+still reach it); the connector task's transaction coordinator behind 30 % loss and 200 ms
+delay; the job's driver cut from Postgres while a batch runs; the job's executors 500 ms from
+Postgres. Each scenario records the availability during the fault and the time to recover
+after the heal (fault_figures.py). A task that FAILED is restarted by the connector watchdog
+(services/ops/connect_watchdog.py), never by the test, which checks the watchdog's log. A delay
+between the cluster's programs detours their connections through Toxiproxy (tests/faults/
+detour.py): nothing in the product is pointed at a proxy."""
 
 import json
 import time
@@ -319,8 +320,9 @@ def _leader_or_none(settings: Settings) -> int | None:
 
 
 def _coordinator_behind_loss(settings: Settings, layout: Layout, writer: Writer) -> None:
-    """30 % of the packets between the worker running the task and its transaction coordinator
-    dropped, both ways, for 30 s: the task's transactions slow down, none is lost or doubled."""
+    """The worker running the task reaches its transaction coordinator 200 ms late, with 30 %
+    of the packets between them dropped, for 30 s (its connections to that broker reset once,
+    to take the delay's proxy): the task's transactions slow down, none is lost or doubled."""
     program = {node.node_id: node.program for node in layout.kafka}
     txn_id = kafka_nodes.connector_transactional_id(settings.connector_name)
     coordinator = program[kafka_nodes.transaction_coordinator(settings.kafka_bootstrap, txn_id)]
@@ -329,11 +331,13 @@ def _coordinator_behind_loss(settings: Settings, layout: Layout, writer: Writer)
         layout,
         writer,
         lambda worker: (
-            f"the task's transaction coordinator ({coordinator}) behind 30 % loss from {worker}"
+            f"the task's transaction coordinator ({coordinator}) behind 30 % loss and"
+            f" 200 ms delay from {worker}"
         ),
     )
     worker = connect_workers.program_of(layout, running)
-    with faults.loss(worker, coordinator, 30):
+    # The loss inside the delay: it then hits the connections the delay's proxy carries too.
+    with faults.delay(worker, coordinator, 200, jitter=20), faults.loss(worker, coordinator, 30):
         figures.fault_started()
         _hold(30, writer)
     figures.healed()
@@ -373,7 +377,40 @@ def _driver_cut_from_postgres(settings: Settings, writer: Writer) -> None:
     figures.record()
 
 
-# Six faults, each with its baseline, hold and recovery, then the oracle: about 8-10 minutes.
+def _executors_slowed_to_postgres(settings: Settings, layout: Layout, writer: Writer) -> None:
+    """Every answer from Postgres to the job's executors (both Spark workers' group) 500 ms late,
+    until a batch staged through the delay commits (at least 30 s): batches slow down, none is
+    lost or doubled; after the heal the next batch commits."""
+    assert layout.spark is not None, "the cluster runs Spark standalone"
+    figures = Figures(
+        "the job's executors slowed to Postgres by 500 ms",
+        writer,
+        hop=lambda: job_progress.last_batch(settings),
+    )
+    figures.baseline(BASELINE_S)
+    with faults.delay(layout.spark.workers[0].program, network_nodes.POSTGRES, 500):
+        figures.fault_started()
+        at_fault = job_progress.last_batch(settings)
+        wait_for(
+            lambda: job_progress.last_batch(settings) > at_fault + 1,
+            what="a batch staged through the 500 ms delay committed",
+            timeout=300,
+        )
+        figures.notes["batch_through_delay_after_s"] = round(time.monotonic() - figures.started, 1)
+        _hold(30 - (time.monotonic() - figures.started), writer)
+    figures.healed()
+    at_heal = job_progress.last_batch(settings)
+    figures.recovered_when(
+        lambda: job_progress.last_batch(settings) > at_heal,
+        what="the job committing a batch after the heal",
+        timeout=180,
+    )
+    writer.wait_more()
+    figures.record()
+    assert figures.hop_during_per_s > 0, "no batch committed while the executors were slowed"
+
+
+# Seven faults, each with its baseline, hold and recovery, then the oracle: about 9-11 minutes.
 @pytest.mark.timeout(1200)
 def test_network_faults_lose_and_duplicate_nothing(
     api: httpx.Client,
@@ -393,3 +430,4 @@ def test_network_faults_lose_and_duplicate_nothing(
         _leader_isolated_from_brokers(settings, layout, writer)
         _coordinator_behind_loss(settings, layout, writer)
         _driver_cut_from_postgres(settings, writer)
+        _executors_slowed_to_postgres(settings, layout, writer)

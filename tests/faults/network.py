@@ -7,7 +7,9 @@ block runs and is removed when the block ends, however it ends.
   (nftables `numgen random`);
 - delay(a, b, ms, jitter): every answer from b to a comes ms (± jitter) later, so each request
   and answer round trip takes at least ms longer. This kernel has no tc netem, so a Toxiproxy
-  proxy carries the traffic: open it with link(a, b, ...) and point a at the address it yields;
+  proxy carries the traffic: between addresses, open it with link(a, b, ...) and point a at the
+  address it yields; between programs, a's connections to b's ports are redirected to it
+  (detour.py; a partition or loss between the two opened inside the delay hits them there);
 - heal(): every fault removed at once (the nftables table and every toxic on the library's
   proxies); clean_up() also removes the library's proxies. Both run when the process exits.
 """
@@ -19,9 +21,13 @@ from contextlib import contextmanager
 from ipaddress import IPv4Address
 
 from tests.faults import nft, toxiproxy
+from tests.faults.detour import HOST as DETOUR_HOST
+from tests.faults.detour import detour
 from tests.faults.nodes import Node, Program, endpoint, pair, resolve, resolved_pair
 
 _links: dict[tuple[IPv4Address, IPv4Address], str] = {}
+# The proxies' ports of each open detour (client, server): faults between the two hit them too.
+_detours: dict[tuple[Program, Program], tuple[int, ...]] = {}
 _ids = itertools.count(1)
 _made_any = False  # the exit clean-up is for processes that made a fault, not for any importer
 
@@ -52,6 +58,12 @@ def _between(a: str, b: str, verdict: str) -> list[str]:
         f"{_sends(sender)} {to} {verdict}"
         for sender, receiver in ((x, y), (y, x))
         if (to := _receives(receiver)) is not None
+    ]
+    rules += [
+        f"{client.sends} ip daddr {DETOUR_HOST} tcp dport {{ {', '.join(map(str, ports))} }}"
+        f" {verdict}"
+        for (client, server), ports in _detours.items()
+        if {client, server} == {x, y}
     ]
     if not rules:
         raise ValueError(f"neither {a} nor {b} listens on a port: name one by its ports")
@@ -125,22 +137,43 @@ def link(a: str, b: str, *, port: int, upstream: str) -> Iterator[str]:
 
 @contextmanager
 def delay(a: str, b: str, ms: int, jitter: int = 0) -> Iterator[None]:
-    """Every answer from b to a (on their link) comes `ms` ± `jitter` milliseconds later."""
+    """Every answer from b to a comes `ms` ± `jitter` milliseconds later: on their link between
+    addresses, or, from a program to a program, through a detour of a's connections to b."""
     if ms < 0 or not 0 <= jitter <= ms:
         raise ValueError(f"delay needs ms >= 0 and 0 <= jitter <= ms, not {ms} ± {jitter}")
-    x, y = pair(a, b)
-    proxy = _links.get((x, y)) or _links.get((y, x))
+    x, y = resolved_pair(a, b)
+    if isinstance(x, Program) and isinstance(y, Program):
+        _made()
+        with detour(x, y) as proxies:
+            _detours[(x, y)] = tuple(proxy.port for proxy in proxies.values())
+            try:
+                with _toxics([proxy.name for proxy in proxies.values()], ms, jitter):
+                    yield
+            finally:
+                _detours.pop((x, y), None)
+        return
+    first, second = pair(a, b)
+    proxy = _links.get((first, second)) or _links.get((second, first))
     if proxy is None:
         raise ValueError(
             f"no link between {a} and {b}: delay goes through Toxiproxy, open one with"
             " link(a, b, port=..., upstream=...) and connect a to the address it yields"
         )
+    with _toxics([proxy], ms, jitter):
+        yield
+
+
+@contextmanager
+def _toxics(proxies: list[str], ms: int, jitter: int) -> Iterator[None]:
     toxic = f"delay_{next(_ids)}"
-    toxiproxy.add_toxic(proxy, toxic, "latency", {"latency": ms, "jitter": jitter})
+    _made()
     try:
+        for proxy in proxies:
+            toxiproxy.add_toxic(proxy, toxic, "latency", {"latency": ms, "jitter": jitter})
         yield
     finally:
-        toxiproxy.remove_toxic(proxy, toxic)
+        for proxy in proxies:
+            toxiproxy.remove_toxic(proxy, toxic)
 
 
 def heal() -> None:
@@ -157,6 +190,7 @@ def clean_up() -> None:
     for proxy in toxiproxy.ours():
         toxiproxy.delete_proxy(proxy)
     _links.clear()
+    _detours.clear()
 
 
 @contextmanager

@@ -1,6 +1,7 @@
 """The library's nftables table: every rule it makes lives in ONE table, `inet onceflow_faults`,
 one chain per fault (hooked on output: on loopback each packet passes it once), so a fault is
-removed by deleting its chain and everything by deleting the table."""
+removed by deleting its chain and everything by deleting the table. A filter chain drops or
+resets packets; a nat chain (priority -100, before the filters) redirects new connections."""
 
 import itertools
 import json
@@ -30,12 +31,18 @@ def _nft(*args: str, script: str | None = None) -> str:
     return done.stdout
 
 
-def add_chain(kind: str, rules: list[str]) -> str:
+_HOOKS = {
+    "filter": "type filter hook output priority 0",
+    "nat": "type nat hook output priority -100",
+}
+
+
+def add_chain(kind: str, rules: list[str], *, hook: str = "filter") -> str:
     """A new chain holding `rules` (nft rule statements), all added at once; returns its name."""
     chain = f"{kind}_{os.getpid()}_{next(_ids)}"
     lines = [
         f"add table inet {TABLE}",
-        f"add chain inet {TABLE} {chain} {{ type filter hook output priority 0; policy accept; }}",
+        f"add chain inet {TABLE} {chain} {{ {_HOOKS[hook]}; policy accept; }}",
         *(f"add rule inet {TABLE} {chain} {rule}" for rule in rules),
     ]
     _nft("-f", "-", script="\n".join(lines) + "\n")

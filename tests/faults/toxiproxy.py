@@ -68,8 +68,11 @@ def stop_server() -> None:
     _server = None
 
 
-def create_proxy(name: str, listen: str, upstream: str) -> None:
-    _call("POST", "/proxies", {"name": name, "listen": listen, "upstream": upstream})
+def create_proxy(name: str, listen: str, upstream: str) -> str:
+    """A proxy from `listen` to `upstream`; returns the address it listens on (port 0 in
+    `listen`: the one the kernel gave it)."""
+    made = _call("POST", "/proxies", {"name": name, "listen": listen, "upstream": upstream})
+    return str(made["listen"])
 
 
 def delete_proxy(name: str) -> None:

@@ -1,7 +1,8 @@
 """Faults between programs that share 127.0.0.1 (the cluster's nodes): each told by the group of
 its sockets (nftables `meta skgid`) and the ports it listens on. A client under one group loses
 a server under another in a partition, both ways, while a third group still reaches it; an
-isolated program reaches nobody and nobody reaches it."""
+isolated program reaches nobody and nobody reaches it; a delay between two programs detours the
+client's connections through Toxiproxy, resetting those it had open."""
 
 import subprocess
 import sys
@@ -11,8 +12,8 @@ from contextlib import contextmanager
 import pytest
 
 from tests import faults
-from tests.faults import Program, nft
-from tests.integration.faults.peers import free_port
+from tests.faults import Program, nft, toxiproxy
+from tests.integration.faults.peers import echo_server, free_port
 
 pytestmark = pytest.mark.usefixtures("network_faults")
 
@@ -32,6 +33,25 @@ try:
         c.sendall(b"x"); print(c.recv(1) == b"x")
 except OSError:
     print(False)
+"""
+
+# Holds one connection to the port given; on each line read: "new" reconnects, anything else
+# prints the best of 3 one-byte round trips (s), or the error's name.
+_CLIENT = """
+import socket, sys, time
+def connect(): return socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1)
+def round_trip(c):
+    start = time.monotonic(); c.sendall(b"x"); assert c.recv(1) == b"x"
+    return time.monotonic() - start
+c = connect(); print("up", flush=True)
+for line in sys.stdin:
+    try:
+        if line.strip() == "new":
+            c.close(); c = connect(); print("new", flush=True)
+        else:
+            print(f"{min(round_trip(c) for _ in range(3)):.3f}", flush=True)
+    except (OSError, AssertionError) as exc:
+        print(type(exc).__name__, flush=True)
 """
 
 
@@ -104,3 +124,43 @@ def test_programs_without_ports_cannot_be_cut_from_each_other() -> None:
         faults.partition("a", "b"),
     ):
         pass
+
+
+def test_a_delay_between_programs_detours_their_connections_through_toxiproxy() -> None:
+    with echo_server("127.0.0.1") as port:
+        client = subprocess.Popen(
+            _as_group(CLIENT, _CLIENT, str(port)),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert client.stdin is not None
+        assert client.stdout is not None
+        stdin, stdout = client.stdin, client.stdout
+
+        def ask(line: str) -> str:
+            stdin.write(line + "\n")
+            stdin.flush()
+            return stdout.readline().strip()
+
+        nodes = {"client": Program.of_group(CLIENT), "server": Program.of_group(SERVER, (port,))}
+        try:
+            assert stdout.readline().strip() == "up"
+            assert float(ask("rtt")) < 0.1
+            with faults.named(nodes), faults.delay("client", "server", 200, jitter=20):
+                assert ask("rtt") == "ConnectionResetError", "the open connection was not reset"
+                assert ask("new") == "new"
+                assert float(ask("rtt")) >= 0.18, "the new connection was not delayed"
+                assert _reaches(OTHER, port, timeout=0.5), "another group was delayed too"
+                with faults.partition("client", "server"):
+                    assert ask("rtt") == "TimeoutError", "the detoured connection passed a cut"
+                assert ask("new") == "new"
+            assert not nft.exists()
+            assert toxiproxy.ours() == {}
+            # The proxy's end closed the detoured connection (read as b"": AssertionError).
+            assert ask("rtt") in ("ConnectionResetError", "AssertionError")
+            assert ask("new") == "new"
+            assert float(ask("rtt")) < 0.1, "still delayed after the block"
+        finally:
+            client.kill()
+            client.wait(10)
