@@ -45,25 +45,20 @@ test-single: up lint schema
 ANY_TOPOLOGY = tests/integration/stack/test_secrets.py tests/integration/stack/test_kafka_live.py \
 	tests/integration/stack/test_connect_auth.py
 
-# Stops whatever runs, brings the cluster up, tests it, and stops it again (also when its
-# start or a test failed, so the next `make up` finds nothing running).
+# Stops whatever runs, brings the cluster up, runs `TESTS` on it, and stops it again (also when
+# its start or a test failed, so the next `make up` finds nothing running). The cluster's
+# tests include the network-fault scenarios (issue 26; nftables: run as root).
+CLUSTER_TESTS = tests/cluster $(ANY_TOPOLOGY)
 test-cluster:
 	@$(MAKE) --no-print-directory down
 	@export ONCEFLOW_TOPOLOGY=cluster; status=0; \
 	  { $(MAKE) --no-print-directory up && \
-	    $(VENV)/pytest -q -p no:cacheprovider --durations=5 tests/cluster $(ANY_TOPOLOGY) \
-	      --ignore=tests/cluster/test_network_faults.py; } || status=$$?; \
+	    $(VENV)/pytest -q -p no:cacheprovider --durations=8 $(CLUSTER_TESTS); } || status=$$?; \
 	  $(MAKE) --no-print-directory down; exit $$status
 
-# The network-fault scenarios on the cluster (issue 26), outside `make test` until each passed
-# 3 times in a row: like test-cluster, on a cluster of their own (nftables: run as root).
+# The network-fault scenarios alone, on a cluster of their own (to rehearse them again).
 test-network:
-	@$(MAKE) --no-print-directory down
-	@export ONCEFLOW_TOPOLOGY=cluster; status=0; \
-	  { $(MAKE) --no-print-directory up && \
-	    $(VENV)/pytest -q -p no:cacheprovider --durations=5 -s \
-	      tests/cluster/test_network_faults.py; } || status=$$?; \
-	  $(MAKE) --no-print-directory down; exit $$status
+	@$(MAKE) --no-print-directory test-cluster CLUSTER_TESTS="-s tests/cluster/test_network_faults.py"
 
 clean: down
 	rm -rf .stack

@@ -29,13 +29,27 @@ def connector_url(connect_url: str, name: str) -> str:
 
 
 def register(settings: Settings) -> None:
-    """Create or update the connector (PUT is idempotent) and wait for it and its task to run."""
+    """Create or update the connector and wait for it and its task to run. The PUT is
+    idempotent, so it is sent again while the workers' group settles: a worker forwards it to
+    the group's leader, and answers 409 or not at all while there is none (a cluster's start)."""
     url = connector_url(settings.connect_url, settings.connector_name)
+    wait_for(
+        lambda: _put_config(url),
+        what=f"Kafka Connect taking the config of {settings.connector_name}",
+        timeout=240,
+        interval=2,
+    )
+    wait_for(lambda: settled(settings), what=f"connector {settings.connector_name}", timeout=120)
+
+
+def _put_config(url: str) -> bool:
     auth = get_ops_settings().auth()
-    response = httpx.put(f"{url}/config", json=connector_config(), timeout=60, auth=auth)
+    response = httpx.put(f"{url}/config", json=connector_config(), timeout=30, auth=auth)
+    if response.status_code == 409:  # "rebalance in progress" and the like: not yet
+        raise NotYetError(f"409 {response.text}")
     if response.status_code >= 400:
         raise RuntimeError(f"Kafka Connect rejected the connector config: {response.text}")
-    wait_for(lambda: settled(settings), what=f"connector {settings.connector_name}", timeout=120)
+    return True
 
 
 def settled(settings: Settings) -> bool:

@@ -127,7 +127,13 @@ class PostgresSink:
         # below keeps the job's role (ledger, analytics, the staging area's reads and deletes).
         user, password = connections.credentials("spark_stage")
         options = stage.session_options(settings)
-        self.target = stage.Target(connections.jdbc_url(), user, password, options)
+        self.target = stage.Target(
+            connections.jdbc_url(),
+            user,
+            password,
+            options,
+            socket_timeout_s=stage.socket_timeout_s(settings),
+        )
         self.pool: ConnectionPool[Conn] = ConnectionPool(
             connections.dsn("spark"),
             min_size=1,

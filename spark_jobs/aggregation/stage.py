@@ -36,15 +36,24 @@ def session_options(settings: AggregationSettings) -> str:
     )
 
 
+def socket_timeout_s(settings: AggregationSettings) -> int:
+    """How long an executor waits on a connection that says nothing before it drops it (the
+    task fails and Spark runs it again): longer than any statement may run, so only a dead
+    connection reaches it. pgjdbc's default waits for ever, and a batch with it (make
+    test-network: a connection lost with its proxy) never ended."""
+    return settings.agg_pg_statement_timeout_ms // 1000 + 30
+
+
 @dataclass(frozen=True)
 class Target:
     """Where and as whom the executors write: the JDBC URL, the executors' staging-only role
-    (insert into staging.INBOX, nothing else), its session."""
+    (insert into staging.INBOX, nothing else), its session, how long a silent connection lives."""
 
     url: str
     user: str
     password: str = field(repr=False)
     options: str = ""
+    socket_timeout_s: int = 0  # 0: for ever
 
     def properties(self) -> dict[str, str]:
         """The JDBC connection properties (Spark hands them to every task)."""
@@ -56,6 +65,7 @@ class Target:
             "ApplicationName": APP_NAME,
             "batchsize": str(BATCH_ROWS),
             "isolationLevel": "READ_COMMITTED",
+            "socketTimeout": str(self.socket_timeout_s),
         }
 
 

@@ -402,8 +402,10 @@ def _executors_slowed_to_postgres(settings: Settings, layout: Layout, writer: Wr
     at_heal = job_progress.last_batch(settings)
     figures.recovered_when(
         lambda: job_progress.last_batch(settings) > at_heal,
+        # A connection the delay's proxy left silent ends at the executors' socket timeout
+        # (stage.socket_timeout_s, 150 s), then Spark runs the task again.
         what="the job committing a batch after the heal",
-        timeout=180,
+        timeout=300,
     )
     writer.wait_more()
     figures.record()

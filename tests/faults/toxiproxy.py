@@ -6,6 +6,7 @@ the API's address, and stopped when this process ends.
 """
 
 import atexit
+import os
 import subprocess
 from typing import Any
 
@@ -53,7 +54,10 @@ def ensure_server() -> None:
     LOG.parent.mkdir(parents=True, exist_ok=True)
     with LOG.open("ab") as log:
         _server = subprocess.Popen(
-            [str(SERVER), "-host", HOST, "-port", str(PORT)], stdout=log, stderr=log
+            [str(SERVER), "-host", HOST, "-port", str(PORT)],
+            stdout=log,
+            stderr=log,
+            env={**os.environ, "LOG_LEVEL": "info"},  # its default, trace, logs every read
         )
     atexit.register(stop_server)
     wait_for(running, what=f"Toxiproxy on {URL} (log: {LOG})", timeout=15, interval=0.1)
