@@ -378,7 +378,7 @@ def _driver_cut_from_postgres(settings: Settings, writer: Writer) -> None:
 
 
 def _executors_slowed_to_postgres(settings: Settings, layout: Layout, writer: Writer) -> None:
-    """Every answer from Postgres to the job's executors (both Spark workers' group) 500 ms late,
+    """Every answer from Postgres to the job's executors (on either Spark worker) 500 ms late,
     until a batch staged through the delay commits (at least 30 s): batches slow down, none is
     lost or doubled; after the heal the next batch commits."""
     assert layout.spark is not None, "the cluster runs Spark standalone"
@@ -388,7 +388,9 @@ def _executors_slowed_to_postgres(settings: Settings, layout: Layout, writer: Wr
         hop=lambda: job_progress.last_batch(settings),
     )
     figures.baseline(BASELINE_S)
-    with faults.delay(layout.spark.workers[0].program, network_nodes.POSTGRES, 500):
+    with ExitStack() as slowed:
+        for worker in layout.spark.workers:  # each runs its executors under its own group
+            slowed.enter_context(faults.delay(worker.program, network_nodes.POSTGRES, 500))
         figures.fault_started()
         at_fault = job_progress.last_batch(settings)
         wait_for(
