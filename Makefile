@@ -11,8 +11,8 @@ up:
 	@stack/bootstrap.sh
 	@$(VENV)/onceflow-stack up
 
-# Also drops the fault library's nftables table (tests/faults/nft.py), which a killed
-# `make test-network` can leave: its port rules would outlive the cluster.
+# Also drops the fault library's nftables table (tests/faults/nft.py), which a killed run of the
+# cluster's network scenarios can leave: its port rules would outlive the cluster.
 down:
 	@if [ -x $(VENV)/onceflow-stack ]; then $(VENV)/onceflow-stack down; fi
 	@nft=$$(command -v nft || echo /usr/sbin/nft); if [ "$$(id -u)" -eq 0 ] && [ -x "$$nft" ]; then \
@@ -45,9 +45,9 @@ test-single: up lint schema
 ANY_TOPOLOGY = tests/integration/stack/test_secrets.py tests/integration/stack/test_kafka_live.py \
 	tests/integration/stack/test_connect_auth.py
 
-# Stops whatever runs, brings the cluster up, runs `TESTS` on it, and stops it again (also when
-# its start or a test failed, so the next `make up` finds nothing running). The cluster's
-# tests include the network-fault scenarios (issue 26; nftables: run as root).
+# Stops whatever runs, brings the cluster up, runs CLUSTER_TESTS on it, and stops it again
+# (also when its start or a test failed, so the next `make up` finds nothing running). The
+# cluster's tests include the network-fault scenarios (issue 26; nftables: run as root).
 CLUSTER_TESTS = tests/cluster $(ANY_TOPOLOGY)
 test-cluster:
 	@$(MAKE) --no-print-directory down

@@ -40,8 +40,10 @@ def socket_timeout_s(settings: AggregationSettings) -> int:
     """How long an executor waits on a connection that says nothing before it drops it (the
     task fails and Spark runs it again): longer than any statement may run, so only a dead
     connection reaches it. pgjdbc's default waits for ever, and a batch with it (make
-    test-network: a connection lost with its proxy) never ended."""
-    return settings.agg_pg_statement_timeout_ms // 1000 + 30
+    test-network: a connection lost with its proxy) never ended. Without a statement timeout
+    (0) a statement may run for ever, so none is set either."""
+    timeout_ms = settings.agg_pg_statement_timeout_ms
+    return -(-timeout_ms // 1000) + 30 if timeout_ms > 0 else 0
 
 
 @dataclass(frozen=True)

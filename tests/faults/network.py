@@ -16,18 +16,20 @@ block runs and is removed when the block ends, however it ends.
 
 import atexit
 import itertools
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from ipaddress import IPv4Address
 
 from tests.faults import nft, toxiproxy
-from tests.faults.detour import HOST as DETOUR_HOST
-from tests.faults.detour import detour
+from tests.faults.detour import Detour, detour
 from tests.faults.nodes import Node, Program, endpoint, pair, resolve, resolved_pair
 
 _links: dict[tuple[IPv4Address, IPv4Address], str] = {}
-# The proxies' ports of each open detour (client, server): faults between the two hit them too.
-_detours: dict[tuple[Program, Program], tuple[int, ...]] = {}
+# Each open detour by its (client, server): faults between the two hit its proxies too.
+_detours: dict[tuple[Program, Program], Detour] = {}
+# The pairs a partition or loss holds now (a delay opened after one would escape it).
+_cut: Counter[frozenset[Node]] = Counter()
 _ids = itertools.count(1)
 _made_any = False  # the exit clean-up is for processes that made a fault, not for any importer
 
@@ -59,21 +61,31 @@ def _between(a: str, b: str, verdict: str) -> list[str]:
         for sender, receiver in ((x, y), (y, x))
         if (to := _receives(receiver)) is not None
     ]
-    rules += [
-        f"{client.sends} ip daddr {DETOUR_HOST} tcp dport {{ {', '.join(map(str, ports))} }}"
-        f" {verdict}"
-        for (client, server), ports in _detours.items()
-        if {client, server} == {x, y}
-    ]
+    for (client, server), open_detour in _detours.items():
+        if {client, server} == {x, y}:
+            rules += open_detour.rules(verdict)
     if not rules:
         raise ValueError(f"neither {a} nor {b} listens on a port: name one by its ports")
     return rules
 
 
 @contextmanager
+def _held(a: str, b: str) -> Iterator[None]:
+    """The pair counted as cut (or lossy) while the block runs."""
+    key = frozenset(resolved_pair(a, b))
+    _cut[key] += 1
+    try:
+        yield
+    finally:
+        _cut[key] -= 1
+        if not _cut[key]:
+            del _cut[key]
+
+
+@contextmanager
 def partition(a: str, b: str) -> Iterator[None]:
     """No packet between a and b, either way; everything else passes."""
-    with _rules("partition", _between(a, b, "drop")):
+    with _held(a, b), _rules("partition", _between(a, b, "drop")):
         yield
 
 
@@ -110,7 +122,7 @@ def loss(a: str, b: str, percent: float) -> Iterator[None]:
     if not 0 < percent <= 100:
         raise ValueError(f"loss percent must be in (0, 100], not {percent}")
     share = round(percent * 100)
-    with _rules("loss", _between(a, b, f"numgen random mod 10000 < {share} drop")):
+    with _held(a, b), _rules("loss", _between(a, b, f"numgen random mod 10000 < {share} drop")):
         yield
 
 
@@ -142,12 +154,17 @@ def delay(a: str, b: str, ms: int, jitter: int = 0) -> Iterator[None]:
     if ms < 0 or not 0 <= jitter <= ms:
         raise ValueError(f"delay needs ms >= 0 and 0 <= jitter <= ms, not {ms} ± {jitter}")
     x, y = resolved_pair(a, b)
+    _made()
     if isinstance(x, Program) and isinstance(y, Program):
-        _made()
-        with detour(x, y) as proxies:
-            _detours[(x, y)] = tuple(proxy.port for proxy in proxies.values())
+        if frozenset((x, y)) in _cut:
+            raise ValueError(
+                f"a partition or loss between {a} and {b} is in force: open the delay first and"
+                " the others inside it, so that they hit the connections it detours"
+            )
+        with detour(x, y) as opened:
+            _detours[(x, y)] = opened
             try:
-                with _toxics([proxy.name for proxy in proxies.values()], ms, jitter):
+                with _toxics(list(opened.names.values()), ms, jitter):
                     yield
             finally:
                 _detours.pop((x, y), None)
@@ -166,7 +183,6 @@ def delay(a: str, b: str, ms: int, jitter: int = 0) -> Iterator[None]:
 @contextmanager
 def _toxics(proxies: list[str], ms: int, jitter: int) -> Iterator[None]:
     toxic = f"delay_{next(_ids)}"
-    _made()
     try:
         for proxy in proxies:
             toxiproxy.add_toxic(proxy, toxic, "latency", {"latency": ms, "jitter": jitter})
@@ -191,6 +207,7 @@ def clean_up() -> None:
         toxiproxy.delete_proxy(proxy)
     _links.clear()
     _detours.clear()
+    _cut.clear()
 
 
 @contextmanager

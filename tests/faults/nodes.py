@@ -70,8 +70,8 @@ def address(node: str) -> ipaddress.IPv4Address:
         named_node = _names[node]
         if isinstance(named_node, Program):
             raise ValueError(
-                f"{node} is a program without an address of its own: delay needs a link to an"
-                " address, and the program's peers pointed at it"
+                f"{node} is a program without an address of its own: name an address, or"
+                " delay between two programs (a detour)"
             )
         return named_node
     try:

@@ -6,7 +6,7 @@ client's connections through Toxiproxy, resetting those it had open."""
 
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -126,41 +126,65 @@ def test_programs_without_ports_cannot_be_cut_from_each_other() -> None:
         pass
 
 
+@contextmanager
+def _client(group: int, port: int) -> Iterator[Callable[[str], str]]:
+    """A _CLIENT under `group` holding a connection to `port`; yields its `ask(line)`."""
+    client = subprocess.Popen(
+        _as_group(group, _CLIENT, str(port)),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert client.stdin is not None
+    assert client.stdout is not None
+    stdin, stdout = client.stdin, client.stdout
+
+    def ask(line: str) -> str:
+        stdin.write(line + "\n")
+        stdin.flush()
+        return stdout.readline().strip()
+
+    try:
+        assert stdout.readline().strip() == "up"
+        yield ask
+    finally:
+        client.kill()
+        client.wait(10)
+
+
 def test_a_delay_between_programs_detours_their_connections_through_toxiproxy() -> None:
-    with echo_server("127.0.0.1") as port:
-        client = subprocess.Popen(
-            _as_group(CLIENT, _CLIENT, str(port)),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert client.stdin is not None
-        assert client.stdout is not None
-        stdin, stdout = client.stdin, client.stdout
-
-        def ask(line: str) -> str:
-            stdin.write(line + "\n")
-            stdin.flush()
-            return stdout.readline().strip()
-
-        nodes = {"client": Program.of_group(CLIENT), "server": Program.of_group(SERVER, (port,))}
-        try:
-            assert stdout.readline().strip() == "up"
-            assert float(ask("rtt")) < 0.1
-            with faults.named(nodes), faults.delay("client", "server", 200, jitter=20):
-                assert ask("rtt") == "ConnectionResetError", "the open connection was not reset"
-                assert ask("new") == "new"
-                assert float(ask("rtt")) >= 0.18, "the new connection was not delayed"
-                assert _reaches(OTHER, port, timeout=0.5), "another group was delayed too"
-                with faults.partition("client", "server"):
-                    assert ask("rtt") == "TimeoutError", "the detoured connection passed a cut"
-                assert ask("new") == "new"
-            assert not nft.exists()
-            assert toxiproxy.ours() == {}
-            # The proxy's end closed the detoured connection (read as b"": AssertionError).
-            assert ask("rtt") in ("ConnectionResetError", "AssertionError")
+    nodes = {"client": Program.of_group(CLIENT), "other": Program.of_group(OTHER)}
+    with (
+        echo_server("127.0.0.1") as port,
+        _client(CLIENT, port) as ask,
+        _client(OTHER, port) as other,
+    ):
+        nodes["server"] = Program.of_group(SERVER, (port,))
+        assert float(ask("rtt")) < 0.1
+        with faults.named(nodes), faults.delay("client", "server", 200, jitter=20):
+            assert ask("rtt") == "ConnectionResetError", "the open connection was not reset"
             assert ask("new") == "new"
-            assert float(ask("rtt")) < 0.1, "still delayed after the block"
-        finally:
-            client.kill()
-            client.wait(10)
+            assert float(ask("rtt")) >= 0.18, "the new connection was not delayed"
+            assert other("new") == "new"
+            assert float(other("rtt")) < 0.1, "another group was delayed too"
+            with faults.partition("client", "server"):
+                assert ask("rtt") == "TimeoutError", "the detoured connection passed a cut"
+            assert ask("new") == "new"
+        assert not nft.exists()
+        assert toxiproxy.ours() == {}
+        # The proxy's end closed the detoured connection (read as b"": AssertionError).
+        assert ask("rtt") in ("ConnectionResetError", "AssertionError")
+        assert ask("new") == "new"
+        assert float(ask("rtt")) < 0.1, "still delayed after the block"
+
+
+def test_a_delay_opened_inside_a_loss_between_the_same_programs_is_refused() -> None:
+    nodes = {"client": Program.of_group(CLIENT), "server": Program.of_group(SERVER, (40000,))}
+    with (
+        faults.named(nodes),
+        faults.loss("client", "server", 30),
+        pytest.raises(ValueError, match="open the delay first"),
+        faults.delay("client", "server", 100),
+    ):
+        pass
+    assert not nft.exists()
