@@ -212,7 +212,7 @@ def rotate_db_password(
         # The database still has the old password: so must the file, or every program that
         # (re)starts would be refused.
         if before is not None:
-            ops_secret.write_private(file, before)
+            private_data.write_private(file, before)
         console.print(
             f"[red]not rotated:[/] the database did not take the new password ({exc}); "
             f"{file} keeps the old one",

@@ -11,7 +11,7 @@ import secrets
 
 from onceflow.settings import Settings
 from onceflow.settings.connections import ROLES
-from stack.ops_secret import write_private
+from stack.private_data import write_private
 
 # The contract's (section 2) local default, for humans' psql commands.
 ANALYST_DEFAULT = "analyst"

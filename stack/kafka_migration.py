@@ -22,7 +22,7 @@ from onceflow.settings.kafka_auth import KafkaAuthSettings
 from onceflow.topology import HOST, KafkaNode, Layout
 from stack import kafka_security, node_configs, supervisor
 from stack.components import Component
-from stack.ops_secret import write_private
+from stack.private_data import write_private
 from stack.waiting import NotReadyError, port_open, wait_for
 
 # A node's start with SASL on a cluster waits for its quorum, as in `make up`.

@@ -42,7 +42,7 @@ from onceflow.settings.kafka_auth import (
     scram_jaas,
 )
 from onceflow.topology import HOST, KafkaNode
-from stack.ops_secret import write_private
+from stack.private_data import write_private
 
 BROKER = "broker"
 # The ops principal's Java client properties: the Kafka CLI tools' --command-config.

@@ -13,7 +13,7 @@ from onceflow import paths
 from onceflow.settings.kafka_auth import KafkaAuthSettings
 from onceflow.topology import HOST, ConnectWorker, KafkaNode, Layout, Topology
 from stack import kafka_security
-from stack.ops_secret import write_private
+from stack.private_data import write_private
 
 KAFKA_TEMPLATE = Path("stack/kafka/server.properties")
 WORKER_TEMPLATE = Path("connect/worker.properties")

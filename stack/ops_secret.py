@@ -3,12 +3,12 @@
 of BasicAuthSecurityRestExtension and its PropertyFileLoginModule's credentials file). Every
 file is mode 0600 in the 0700 secrets folder; a later `make up` keeps the password."""
 
-import os
 import secrets
 from pathlib import Path
 
 from onceflow import paths
 from onceflow.settings.ops import OpsSettings
+from stack.private_data import write_private
 
 # Kafka Connect reads these at start (-Djava.security.auth.login.config, stack/jvm.py).
 CONNECT_REST = paths.SECRETS / "connect-rest"
@@ -17,20 +17,6 @@ CONNECT_CREDENTIALS = CONNECT_REST / "credentials.properties"
 # BasicAuthSecurityRestExtension's JAAS login context name (fixed by Kafka).
 JAAS_CONTEXT = "KafkaConnect"
 LOGIN_MODULE = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
-
-
-def write_private(path: Path, text: str) -> bool:
-    """Write `text` to `path` with mode 0600 (its folder 0700) unless it holds it already;
-    True when written."""
-    if path.exists() and path.read_text() == text and path.stat().st_mode & 0o777 == 0o600:
-        return False
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path.parent.chmod(0o700)
-    path.unlink(missing_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(text)
-    return True
 
 
 def jaas_config(credentials: Path) -> str:

@@ -2,7 +2,8 @@
 Kafka's segments hold every order event, and a file any user of the host can read bypasses the
 brokers' ACLs. supervisord starts every program with umask 077 (stack/supervisor.py); this takes
 group and other access off what was written before (by `make up`'s own steps, an older stack, or
-the other topology's)."""
+the other topology's). Secrets and configs holding them are written private from the start
+(write_private)."""
 
 import os
 import stat
@@ -28,3 +29,17 @@ def make_private(roots: Iterable[Path]) -> int:
                     continue
                 changed += 1
     return changed
+
+
+def write_private(path: Path, text: str) -> bool:
+    """Write `text` to `path` with mode 0600 (its folder 0700) unless it holds it already;
+    True when written."""
+    if path.exists() and path.read_text() == text and path.stat().st_mode & 0o777 == 0o600:
+        return False
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.parent.chmod(0o700)
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    return True

@@ -9,7 +9,7 @@ import secrets
 from onceflow import paths
 from onceflow.settings.secrets import given_or_file
 from onceflow.settings.spark_auth import SparkAuthSettings
-from stack.ops_secret import write_private
+from stack.private_data import write_private
 
 # Read by the master and each worker at start (stack/spark.py).
 DAEMON_PROPERTIES = paths.SPARK_AUTH_SECRET.parent / "daemon.properties"

@@ -11,7 +11,7 @@ from supervisor.xmlrpc import SupervisorTransport
 from onceflow import paths
 from onceflow.settings import Settings, get_observability_settings
 from stack.components import Component
-from stack.ops_secret import write_private
+from stack.private_data import write_private
 from stack.waiting import wait_for
 
 

@@ -6,7 +6,7 @@ redacts what looks like a secret, and its queries' plans)."""
 import httpx
 
 from onceflow.settings import get_aggregation_settings, get_observability_settings
-from tests.integration.stack.test_secrets import secrets
+from tests.integration.stack.stack_secrets import secrets
 
 
 def _open_pages() -> dict[str, str]:
