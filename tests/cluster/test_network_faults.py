@@ -350,16 +350,30 @@ def _coordinator_behind_loss(settings: Settings, layout: Layout, writer: Writer)
     figures.record()
 
 
+def _job_figures(settings: Settings, writer: Writer, scenario: str) -> Figures:
+    """A job scenario's figures (its hop: the batches the job commits), baseline taken."""
+    figures = Figures(scenario, writer, hop=lambda: job_progress.last_batch(settings))
+    figures.baseline(BASELINE_S)
+    return figures
+
+
+def _job_commits_again(settings: Settings, writer: Writer, figures: Figures) -> None:
+    """Recovery of the job after the heal: it commits a batch again; then the figures."""
+    at_heal = job_progress.last_batch(settings)
+    figures.recovered_when(
+        lambda: job_progress.last_batch(settings) > at_heal,
+        what="the job committing a batch after the heal",
+        timeout=300,
+    )
+    writer.wait_more()
+    figures.record()
+
+
 def _driver_cut_from_postgres(settings: Settings, writer: Writer) -> None:
     """The job's driver loses Postgres for 20 s while a micro-batch runs: the batch's commit
     waits or fails (the job restarts), and the ledger makes its replay count nothing twice."""
     ui = f"http://127.0.0.1:{get_aggregation_settings().agg_ui_port}"
-    figures = Figures(
-        "the job's driver cut from Postgres mid-batch",
-        writer,
-        hop=lambda: job_progress.last_batch(settings),
-    )
-    figures.baseline(BASELINE_S)
+    figures = _job_figures(settings, writer, "the job's driver cut from Postgres mid-batch")
     wait_for(
         lambda: bool(spark_driver.running_jobs(ui)),
         what="a micro-batch running",
@@ -370,14 +384,7 @@ def _driver_cut_from_postgres(settings: Settings, writer: Writer) -> None:
         figures.fault_started()
         _hold(20, writer)
     figures.healed()
-    at_heal = job_progress.last_batch(settings)
-    figures.recovered_when(
-        lambda: job_progress.last_batch(settings) > at_heal,
-        what="the job committing a batch again",
-        timeout=300,
-    )
-    writer.wait_more()
-    figures.record()
+    _job_commits_again(settings, writer, figures)
 
 
 def _executors_slowed_to_postgres(settings: Settings, layout: Layout, writer: Writer) -> None:
@@ -385,12 +392,7 @@ def _executors_slowed_to_postgres(settings: Settings, layout: Layout, writer: Wr
     until a batch staged through the delay commits (at least 30 s): batches slow down, none is
     lost or doubled; after the heal the next batch commits."""
     assert layout.spark is not None, "the cluster runs Spark standalone"
-    figures = Figures(
-        "the job's executors slowed to Postgres by 500 ms",
-        writer,
-        hop=lambda: job_progress.last_batch(settings),
-    )
-    figures.baseline(BASELINE_S)
+    figures = _job_figures(settings, writer, "the job's executors slowed to Postgres by 500 ms")
     with ExitStack() as slowed:
         for worker in layout.spark.workers:  # each runs its executors under its own group
             slowed.enter_context(faults.delay(worker.program, network_nodes.POSTGRES, 500))
@@ -404,16 +406,9 @@ def _executors_slowed_to_postgres(settings: Settings, layout: Layout, writer: Wr
         figures.notes["batch_through_delay_after_s"] = round(time.monotonic() - figures.started, 1)
         _hold(30 - (time.monotonic() - figures.started), writer)
     figures.healed()
-    at_heal = job_progress.last_batch(settings)
-    figures.recovered_when(
-        lambda: job_progress.last_batch(settings) > at_heal,
-        # A connection the delay's proxy left silent ends at the executors' socket timeout
-        # (stage.socket_timeout_s, 150 s), then Spark runs the task again.
-        what="the job committing a batch after the heal",
-        timeout=300,
-    )
-    writer.wait_more()
-    figures.record()
+    # A connection the delay's proxy left silent ends at the executors' socket timeout
+    # (stage.socket_timeout_s, 150 s), then Spark runs the task again.
+    _job_commits_again(settings, writer, figures)
     assert figures.hop_during_per_s > 0, "no batch committed while the executors were slowed"
 
 
