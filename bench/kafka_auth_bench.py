@@ -27,6 +27,7 @@ import typer
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from onceflow.watermarks import watermarks
 from stack.waiting import wait_for
 from tests.integration.stack.sasl_node import Node, pid_cpu_seconds, sasl_node
 
@@ -82,8 +83,7 @@ def _consume(config: dict[str, Any], topic: str, offsets: list[int], records: in
 
 def _ends(config: dict[str, Any], topic: str) -> list[int]:
     consumer = Consumer({**config, "group.id": f"{topic}-ends"})
-    partitions = [TopicPartition(topic, p) for p in range(PARTITIONS)]
-    ends = [consumer.get_watermark_offsets(tp, 30)[1] for tp in partitions]
+    ends = [watermarks(consumer, topic, p, timeout=30)[1] for p in range(PARTITIONS)]
     consumer.close()
     return ends
 

@@ -36,6 +36,7 @@ import typer
 from confluent_kafka import Consumer, KafkaError, Message, Producer, TopicPartition
 
 from onceflow.settings.kafka_auth import client_config
+from onceflow.watermarks import watermarks
 from stack.topics import PARTITIONS
 from tests.integration.notifications.harness import Instance, Scratch
 from tests.oracle.events import event
@@ -127,9 +128,7 @@ def end_offsets(scratch: Scratch) -> list[TopicPartition]:
     try:
         ends = []
         for p in range(PARTITIONS):
-            _low, high = consumer.get_watermark_offsets(
-                TopicPartition(scratch.input_topic, p), timeout=30
-            )
+            _low, high = watermarks(consumer, scratch.input_topic, p, timeout=30)
             ends.append(TopicPartition(scratch.input_topic, p, high))
         return ends
     finally:

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from onceflow.settings import get_settings
 from onceflow.settings.kafka_auth import client_config
+from onceflow.watermarks import watermarks
 
 console = Console()
 POLL_S = 0.5
@@ -72,8 +73,7 @@ def last_records(
     wait = max(deadline - time.monotonic(), 0.1)
     lows, ends = {}, {}
     for partition in partitions:
-        watermarks = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=wait)
-        lows[partition], ends[partition] = watermarks
+        lows[partition], ends[partition] = watermarks(consumer, topic, partition, timeout=wait)
     found: dict[int, list[Message]] = {partition: [] for partition in partitions}
     short, span = list(partitions) if last else [], last
     while short and time.monotonic() < deadline:

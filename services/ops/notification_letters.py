@@ -11,6 +11,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Topic
 
 from onceflow.settings import NotificationSettings, Settings
 from onceflow.settings.kafka_auth import client_config
+from onceflow.watermarks import watermarks
 from services.ops.dead_letters import DeadLetter, DeadLetterError, Position, Stage
 
 # How many of a partition's newest dead letters `list` reads at most.
@@ -99,8 +100,7 @@ def listing(
     try:
         starts = []
         for partition in _partitions(consumer, topic, timeout):
-            tp = TopicPartition(topic, partition)
-            low, high = consumer.get_watermark_offsets(tp, timeout=timeout)
+            low, high = watermarks(consumer, topic, partition, timeout=timeout)
             if high > low:
                 starts.append(TopicPartition(topic, partition, max(low, high - NEWEST)))
         return [_letter(m) for m in _read(consumer, starts, timeout)] if starts else []
@@ -117,8 +117,7 @@ def find(
     try:
         if position.partition not in _partitions(consumer, topic, timeout):
             return None
-        tp = TopicPartition(topic, position.partition)
-        low, high = consumer.get_watermark_offsets(tp, timeout=timeout)
+        low, high = watermarks(consumer, topic, position.partition, timeout=timeout)
         if not low <= position.offset < high:
             return None
         consumer.assign([TopicPartition(topic, position.partition, position.offset)])

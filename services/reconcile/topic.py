@@ -15,6 +15,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Topic
 
 from onceflow import events
 from onceflow.settings.kafka_auth import client_config
+from onceflow.watermarks import watermarks
 
 SQL = Path(__file__).parent / "sql"
 POLL_S = 0.5
@@ -67,7 +68,7 @@ def _partitions(
         raise KafkaException(described.error)
     found = {}
     for partition in sorted(described.partitions):
-        low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout)
+        low, high = watermarks(consumer, topic, partition, timeout=timeout)
         offset, since = stored.get(partition, (None, NEVER))
         start = low if offset is None else max(offset, low)
         # Records the reconciler never read were deleted (read first at a later offset, or down

@@ -4,10 +4,11 @@ topic's extent, for the progress log."""
 import logging
 
 import psycopg
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer
 
 from onceflow.schema.analytics import JOB_TABLES
 from onceflow.settings.kafka_auth import client_config
+from onceflow.watermarks import watermarks
 
 log = logging.getLogger("onceflow.aggregation")
 
@@ -32,7 +33,7 @@ def topic_offsets(bootstrap: str, topic: str) -> dict[int, tuple[int, int]]:
         meta = consumer.list_topics(topic, timeout=10).topics[topic]
         result = {}
         for partition in meta.partitions:
-            low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
+            low, high = watermarks(consumer, topic, partition, timeout=10)
             result[partition] = (low, high)
         return result
     finally:

@@ -7,11 +7,12 @@ import json
 import time
 
 import psycopg
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer
 
 from onceflow import paths
 from onceflow.settings import Settings
 from onceflow.settings.kafka_auth import client_config
+from onceflow.watermarks import watermarks
 from stack import node_configs
 from tests.e2e.kafka_reader import TopicReader
 
@@ -54,9 +55,6 @@ def outbox_end(settings: Settings) -> int:
     consumer = Consumer({**client_config(settings.kafka_bootstrap, "tests"), "group.id": "n/a"})
     try:
         topic = consumer.list_topics(settings.topic, timeout=10).topics[settings.topic]
-        return sum(
-            consumer.get_watermark_offsets(TopicPartition(settings.topic, p), timeout=10)[1]
-            for p in topic.partitions
-        )
+        return sum(watermarks(consumer, settings.topic, p, timeout=10)[1] for p in topic.partitions)
     finally:
         consumer.close()

@@ -23,6 +23,7 @@ from confluent_kafka import (
 )
 
 from onceflow.settings.kafka_auth import client_config
+from onceflow.watermarks import watermarks
 
 _WAIT = 30.0  # one metadata or offsets request
 
@@ -78,10 +79,9 @@ class TopicReader:
         for topic in self.topics:
             meta = self._ends.list_topics(topic, timeout=_WAIT).topics[topic]
             for partition in meta.partitions or {}:
-                tp = TopicPartition(topic, partition)
-                ends[(topic, partition)] = self._ends.get_watermark_offsets(
-                    tp, timeout=_WAIT, cached=False
-                )[1]
+                _low, ends[(topic, partition)] = watermarks(
+                    self._ends, topic, partition, timeout=_WAIT
+                )
         return ends
 
     def read_to(self, ends: dict[tuple[str, int], int], deadline: float) -> list[Record]:

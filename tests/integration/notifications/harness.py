@@ -32,6 +32,7 @@ from confluent_kafka.admin import AdminClient, NewPartitions, OffsetSpec
 from onceflow.paths import ROOT
 from onceflow.settings import NotificationSettings, RetentionSettings, Settings, get_settings
 from onceflow.settings.kafka_auth import client_config
+from onceflow.watermarks import watermarks
 from stack import topics
 from stack.waiting import NotReadyError, port_open, wait_for
 from tests.e2e.kafka_reader import Record as Committed
@@ -328,10 +329,17 @@ def group_view(scratch: Scratch) -> Iterator[tuple[Consumer, list[TopicPartition
         consumer.close()
 
 
+def _ends(consumer: Consumer, parts: list[TopicPartition]) -> list[tuple[int, int]]:
+    """(partition, high watermark) of each of `parts`, in order."""
+    return [
+        (tp.partition, watermarks(consumer, tp.topic, tp.partition, timeout=30)[1]) for tp in parts
+    ]
+
+
 def wait_caught_up(scratch: Scratch, timeout: float) -> None:
     """Wait until the processors' group has committed every input partition up to its end."""
     with group_view(scratch) as (consumer, parts):
-        ends = {tp.partition: consumer.get_watermark_offsets(tp, timeout=30)[1] for tp in parts}
+        ends = dict(_ends(consumer, parts))
 
         def done() -> bool:
             committed = consumer.committed(parts, timeout=30)
@@ -345,7 +353,7 @@ def group_positions(scratch: Scratch) -> str:
     evidence: which partition stopped short, and where)."""
     with group_view(scratch) as (consumer, parts):
         committed = consumer.committed(parts, timeout=30)
-        ends = [consumer.get_watermark_offsets(tp, timeout=30)[1] for tp in parts]
+        ends = [end for _p, end in _ends(consumer, parts)]
         pairs = zip(committed, ends, strict=True)
         return ", ".join(f"{tp.partition}: {tp.offset}/{end}" for tp, end in pairs)
 

@@ -7,11 +7,12 @@ from typing import Any
 
 import httpx
 import pytest
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer
 from typer.testing import CliRunner
 
 from onceflow.settings import get_observability_settings, get_settings
 from onceflow.settings.kafka_auth import client_config
+from onceflow.watermarks import watermarks
 from services.maintenance.tasks import TASKS
 from services.ops.cli import app
 
@@ -46,10 +47,7 @@ def _high_watermarks(topic: str) -> list[int]:
     )
     try:
         partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
-        return [
-            consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30, cached=False)[1]
-            for p in sorted(partitions)
-        ]
+        return [watermarks(consumer, topic, p, timeout=30)[1] for p in sorted(partitions)]
     finally:
         consumer.close()
 
