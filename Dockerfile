@@ -1,6 +1,7 @@
 # Images of Onceflow's own components for docker-compose.yml: `api` (the order API, also used
 # for provisioning, maintenance and notifications) and `aggregation` (the PySpark job's driver, with
-# Spark's Kafka source on a local path; the executors run on compose's apache/spark workers).
+# Spark's Kafka source and the parser's EventCheck on a local path; the executors run on
+# compose's apache/spark workers).
 FROM maven:3.9-eclipse-temurin-17 AS spark-kafka-jars
 WORKDIR /src
 COPY stack/jvm/settings.xml stack/jvm/settings.xml
@@ -32,6 +33,14 @@ RUN pip install --no-cache-dir -c requirements.lock . \
 USER onceflow
 CMD ["python", "-m", "services.orders"]
 
+# The Spark parser's EventCheck (spark_jobs/aggregation/java), compiled against the installed
+# PySpark's jars as `make up` compiles it (stack/build_event_check.sh); only the jar moves on.
+FROM api AS event-check
+USER root
+RUN apt-get update && apt-get install -y --no-install-recommends openjdk-17-jdk-headless \
+ && rm -rf /var/lib/apt/lists/* \
+ && PYTHON=python stack/build_event_check.sh /jars
+
 # The driver runs as apache/spark's user (uid 185), as the executors on the Spark workers do, so
 # both can write the checkpoint volume they share (compose's spark-checkpoints service owns it to
 # that user).
@@ -42,5 +51,6 @@ RUN apt-get update && apt-get install -y --no-install-recommends openjdk-17-jre-
  && groupadd --system --gid 185 spark \
  && useradd --system --uid 185 --gid spark --home-dir /nonexistent spark
 COPY --from=spark-kafka-jars /jars /app/.stack/lib/spark-kafka
+COPY --from=event-check /jars /app/.stack/lib/spark-kafka
 USER spark
 CMD ["python", "-m", "spark_jobs.aggregation"]

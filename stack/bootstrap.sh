@@ -103,3 +103,4 @@ if [ "$("$toxiproxy" -version 2>/dev/null)" != "toxiproxy-server version $toxipr
 fi
 
 stack/fetch_jars.sh
+stack/build_event_check.sh

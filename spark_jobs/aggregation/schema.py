@@ -17,7 +17,6 @@ from onceflow import event_definition as D  # noqa: N812
 from onceflow.event_definition import Field, Json
 
 SCHEMA_VERSION = contract.SCHEMA_VERSION
-CORRUPT_COLUMN = "_corrupt_record"
 
 PLACED = contract.EventType.PLACED.value
 CANCELLED = contract.EventType.CANCELLED.value
@@ -59,5 +58,3 @@ def document_order(fields: tuple[Field, ...]) -> tuple[Field, ...]:
 # The event as records carry it: fields in the connector's (jsonb's) order, so that a record
 # as the connector writes it is exactly to_json of what from_json read from it.
 EVENT = struct()
-# What from_json parses into: the event plus the raw text when a field has the wrong type.
-EVENT_WITH_CORRUPT = StructType([*EVENT.fields, StructField(CORRUPT_COLUMN, StringType())])

@@ -13,19 +13,21 @@ from pyspark.sql import SparkSession
 from onceflow.paths import ROOT
 from onceflow.settings import AggregationSettings
 from onceflow.settings.spark_auth import get_spark_auth_settings
+from spark_jobs.aggregation import event_check
 
 LOG4J = ROOT / "spark_jobs" / "aggregation" / "log4j2.properties"
 
 
 def job_jars(folder: Path) -> list[Path]:
     """The job's jars, by local path: Spark's Kafka source and the PostgreSQL JDBC driver the
-    executors stage with (fetched by the stack from Maven Central)."""
+    executors stage with (fetched by the stack from Maven Central), and the parser's EventCheck
+    of the current source (built by the stack)."""
     jars = sorted(folder.glob("*.jar"))
-    for prefix in ("spark-sql-kafka", "postgresql"):
+    for prefix in ("spark-sql-kafka", "postgresql", event_check.jar_name()):
         if not any(j.name.startswith(prefix) for j in jars):
             raise FileNotFoundError(
                 f"The job's jars ({prefix}) are missing in {folder}: "
-                "run `make up` (stack/fetch_jars.sh)"
+                "run `make up` (stack/fetch_jars.sh, stack/build_event_check.sh)"
             )
     return jars
 
@@ -81,6 +83,7 @@ def build_session(settings: AggregationSettings, app_name: str) -> SparkSession:
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
+    event_check.register(session)
     return session
 
 

@@ -5,21 +5,13 @@ holds the Spark parser to the same corpus."""
 
 import pytest
 
-from onceflow.events import InvalidEventError, parse
+from onceflow.events import parse
 from tests.oracle.bad_records import FORMS, GOOD, LIMIT, Bad, corpus
 from tests.oracle.events import Record, event, record
 from tests.oracle.validity import is_valid
+from tests.python_reader import reason
 
 CORPUS = corpus(LIMIT)
-
-
-def reason(r: Record) -> str | None:
-    key, value, _topic, _partition, _offset, headers = r
-    try:
-        parse(key, value, headers, LIMIT)
-    except InvalidEventError as exc:
-        return str(exc)
-    return None
 
 
 def oracle(r: Record) -> bool:

@@ -11,6 +11,7 @@ import pytest
 from onceflow.settings import AggregationSettings, Settings
 from onceflow.settings.spark_auth import SparkAuthSettings, SparkSecretMissingError
 from onceflow.topology import Topology, layout
+from spark_jobs.aggregation.event_check import jar_name
 from spark_jobs.aggregation.session import session_options
 from stack import spark, spark_secret
 from stack.components import components
@@ -88,7 +89,7 @@ def test_only_the_clusters_spark_programs_and_the_job_hold_the_secret() -> None:
 
 
 def test_the_job_authenticates_on_a_standalone_master_only(tmp_path: Path) -> None:
-    for jar in ("spark-sql-kafka-0-10_2.13-4.2.0.jar", "postgresql-42.7.jar"):
+    for jar in ("spark-sql-kafka-0-10_2.13-4.2.0.jar", "postgresql-42.7.jar", jar_name()):
         (tmp_path / jar).touch()
     cluster = AggregationSettings(topology=Topology.CLUSTER, agg_spark_kafka_jars=tmp_path)
     single = AggregationSettings(topology=Topology.SINGLE, agg_spark_kafka_jars=tmp_path)

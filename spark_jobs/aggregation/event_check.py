@@ -1,0 +1,123 @@
+"""The Spark parser's check of a record's value: one JVM pass (java/onceflow/EventCheck.java)
+driven by the one event definition, exported here as data.
+
+EventCheck holds the procedure of the Python reader (onceflow.events), phase by phase, and no
+rule of its own: every field, type, pattern, bound, reason and limit comes from
+onceflow.event_definition through `definition()`. It is registered once per SparkSession as
+UDF_NAME and runs in the executors' JVMs: one streaming parse per record, where the checks as
+Spark column expressions cost the backfill several times more (docs/benchmarks.md, "Cost of the
+one event definition's checks"). The jar is built by `make up` (stack/build_event_check.sh)
+under `jar_name()`, which names the source's digest, so an edited source is never run stale.
+"""
+
+import hashlib
+import json
+from typing import Any
+
+from pyspark.sql import Column, SparkSession
+from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
+
+from onceflow import event_definition as D  # noqa: N812
+from onceflow.event_definition import Field, Json
+from onceflow.paths import ROOT
+
+SOURCE = ROOT / "spark_jobs" / "aggregation" / "java" / "onceflow" / "EventCheck.java"
+JAR_PREFIX = "onceflow-event-check-"
+UDF_NAME = "onceflow_event_check"
+# The relations EventCheck decides (they read the value only); the others read the record's
+# key and headers and are Spark columns (parse.py), checked after these.
+VALUE_RELATIONS = (D.Implies, D.SumOfProducts)
+
+
+def jar_name() -> str:
+    """The jar file EventCheck's current source compiles to."""
+    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:12]
+    return f"{JAR_PREFIX}{digest}.jar"
+
+
+def value_relations() -> tuple[D.Relation, ...]:
+    """The relations EventCheck decides: those RELATIONS opens with that read the value only."""
+    count = 0
+    while count < len(D.RELATIONS) and isinstance(D.RELATIONS[count], VALUE_RELATIONS):
+        count += 1
+    if any(isinstance(r, VALUE_RELATIONS) for r in D.RELATIONS[count:]):
+        raise ValueError("RELATIONS must list the value's relations before the record's")
+    return D.RELATIONS[:count]
+
+
+def _field(field: Field) -> dict[str, Any]:
+    exported: dict[str, Any] = {
+        "path": field.path,
+        "name": field.name,
+        "parent": field.parent,
+        "json": field.json.name,
+        "required": field.required,
+        "one_of": list(field.one_of),
+        "max_length": field.max_length,
+        "pattern": field.pattern,
+        "timestamp": field.timestamp,
+        "minimum": field.minimum,
+        "maximum": field.maximum,
+        "reason": field.reason,
+        "missing": D.missing(field.path),
+        "wrong_type": D.wrong_type(field.path, field.json),
+        "steps": [[part.removesuffix("[]"), part.endswith("[]")] for part in field.path.split(".")],
+    }
+    if field.json is Json.ARRAY:
+        exported["elements_wrong_type"] = D.wrong_type(field.elements, Json.OBJECT)
+    return exported
+
+
+def _relation(relation: D.Relation) -> dict[str, Any]:
+    match relation:
+        case D.Implies(field=field, source=source, mapping=mapping, reason=reason):
+            return {"kind": "implies", "field": field, "source": source,
+                    "mapping": dict(mapping), "reason": reason}  # fmt: skip
+        case D.SumOfProducts(field=field, array=array, factors=factors, reason=reason):
+            return {"kind": "sum_of_products", "field": field, "array": array,
+                    "factors": list(factors), "reason": reason}  # fmt: skip
+    raise ValueError(f"EventCheck does not decide {relation!r}")
+
+
+def definition() -> dict[str, Any]:
+    """The one event definition as the data EventCheck reads."""
+    objects = [D.ROOT, *(p for p in map(D.nested, D.FIELDS) if p is not None)]
+    return {
+        "messages": {
+            "not_utf8": D.NOT_UTF8,
+            "lone_surrogate": D.HAS_LONE_SURROGATE,
+            "nul": D.HAS_NUL,
+            "not_json": D.NOT_JSON,
+            "not_object": D.NOT_OBJECT,
+            "duplicate_key": D.DUPLICATE_KEY,
+        },
+        "fields": [_field(f) for f in D.FIELDS],
+        "unknown": {path: D.unknown(path, "") for path in objects},
+        "version": D.VERSION.path,
+        "value_order": [f.path for f in D.VALUE_ORDER],
+        "relations": [_relation(r) for r in value_relations()],
+        "escape_mark": D.ESCAPE_MARK,
+        "escaped_backslash": list(D.ESCAPED_BACKSLASH),
+        "lone_surrogate": D.LONE_SURROGATE,
+        "nul": D.NUL,
+        "max_depth": D.JSON_LIMITS.max_depth,
+        "max_number_digits": D.JSON_LIMITS.max_number_digits,
+        # Whole seconds: the Python reader's bounds hold microseconds, and a time within the
+        # last second of LATEST is within it in both (a finer fraction is not in Python's).
+        "earliest": int(D.EARLIEST.timestamp()),
+        "latest": int(D.LATEST.timestamp()),
+    }
+
+
+def register(spark: SparkSession) -> None:
+    """Register EventCheck, built from the definition, as UDF_NAME in this session."""
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    check = jvm.onceflow.EventCheck(json.dumps(definition()))
+    string = jvm.org.apache.spark.sql.types.DataTypes.StringType
+    spark._jsparkSession.udf().register(UDF_NAME, check, string)
+
+
+def error(value: Column) -> Column:
+    """The reason EventCheck gives the value (null for a valid one); `value` is not null."""
+    return F.call_function(UDF_NAME, value)
