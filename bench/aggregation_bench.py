@@ -40,7 +40,7 @@ from tests.integration.databases import drop_database
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 
-def _tree_cpu_until_exit(pid: int, poll: Callable[[], int | None]) -> float:
+def tree_cpu_until_exit(pid: int, poll: Callable[[], int | None]) -> float:
     """The CPU seconds of `pid` and its descendants (the Spark JVM), read until it exits: on a
     shared machine a CPU count moves far less with the neighbours' load than a wall time."""
     used = 0.0
@@ -60,7 +60,7 @@ def backfill(events: int = 1_000_000, floor: bool = False) -> None:
         t0 = time.monotonic()
         # The job reads the scratch topic as the test suites' Kafka principal (ACLs).
         job = p.start("--backfill", kafka_principal="tests")
-        cpu = _tree_cpu_until_exit(job.proc.pid, job.proc.poll)
+        cpu = tree_cpu_until_exit(job.proc.pid, job.proc.poll)
         code = job.wait(timeout=3600)
         wall = time.monotonic() - t0
         out = job.output()

@@ -31,12 +31,12 @@ pytestmark = pytest.mark.integration
 class Job:
     """One `python -m spark_jobs.aggregation` process with test overrides."""
 
-    def __init__(self, env: dict[str, str], log: Path, *args: str) -> None:
+    def __init__(self, env: dict[str, str], log: Path, *args: str, cwd: Path = ROOT) -> None:
         self.log = log
         self.handle = log.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "spark_jobs.aggregation", *args],
-            cwd=ROOT,
+            cwd=cwd,
             env=env,
             stdout=self.handle,
             stderr=subprocess.STDOUT,
@@ -97,9 +97,11 @@ class Pipeline:
         env.update({f"ONCEFLOW_{k.upper()}": v for k, v in extra.items()})
         return env
 
-    def start(self, *args: str, database: str | None = None, **extra: str) -> Job:
+    def start(self, *args: str, database: str | None = None, cwd: Path = ROOT, **extra: str) -> Job:
+        """Start the job (this checkout's, or another's at `cwd`: bench.backfill_ab)."""
         self.runs += 1
-        return Job(self.env(database, **extra), self.tmp / f"job-{self.runs}.log", *args)
+        log = self.tmp / f"job-{self.runs}.log"
+        return Job(self.env(database, **extra), log, *args, cwd=cwd)
 
     def dsn(self, database: str | None = None, role: str = "analyst") -> str:
         return (
