@@ -1,13 +1,15 @@
-"""The Spark parser's check of a record's value: one JVM pass (java/onceflow/EventCheck.java)
-driven by the one event definition, exported here as data.
+"""The Spark parser's reading of a record's value: one JVM pass (java/onceflow/EventCheck.java)
+driven by the one event definition, exported here as data, which gives the value's dead-letter
+reason or, for a valid event, its typed row (schema.EVENT, what from_json would read).
 
 EventCheck holds the procedure of the Python reader (onceflow.events), phase by phase, and no
 rule of its own: every field, type, pattern, bound, reason and limit comes from
 onceflow.event_definition through `definition()`. It is registered once per SparkSession as
-UDF_NAME and runs in the executors' JVMs: one streaming parse per record, where the checks as
-Spark column expressions cost the backfill several times more (docs/benchmarks.md, "Cost of the
-one event definition's checks"). The jar is built by `make up` (stack/build_event_check.sh)
-under `jar_name()`, which names the source's digest, so an edited source is never run stale.
+UDF_NAME and runs in the executors' JVMs: one parse per record, which also reads the typed event
+(no from_json), where the checks as Spark column expressions cost the backfill several times
+more (docs/benchmarks.md, "Cost of the one event definition's checks"). The jar is built by
+`make up` (stack/build_event_check.sh) under `jar_name()`, which names the source's digest, so an
+edited source is never run stale.
 """
 
 import hashlib
@@ -16,10 +18,12 @@ from typing import Any
 
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
+from pyspark.sql.types import StringType, StructField, StructType
 
 from onceflow import event_definition as D  # noqa: N812
 from onceflow.event_definition import Field, Json
 from onceflow.paths import ROOT
+from spark_jobs.aggregation import schema as S  # noqa: N812
 
 SOURCE = ROOT / "spark_jobs" / "aggregation" / "java" / "onceflow" / "EventCheck.java"
 JAR_PREFIX = "onceflow-event-check-"
@@ -27,6 +31,8 @@ UDF_NAME = "onceflow_event_check"
 # The relations EventCheck decides (they read the value only); the others read the record's
 # key and headers and are Spark columns (parse.py), checked after these.
 VALUE_RELATIONS = (D.Implies, D.SumOfProducts)
+# What EventCheck returns: the reason (null for a valid value), and the valid event's row.
+RESULT = StructType([StructField("error", StringType()), StructField("event", S.EVENT)])
 
 
 def jar_name() -> str:
@@ -106,6 +112,7 @@ def definition() -> dict[str, Any]:
         # last second of LATEST is within it in both (a finer fraction is not in Python's).
         "earliest": int(D.EARLIEST.timestamp()),
         "latest": int(D.LATEST.timestamp()),
+        "event_schema": S.EVENT.json(),
     }
 
 
@@ -114,10 +121,10 @@ def register(spark: SparkSession) -> None:
     jvm = spark.sparkContext._jvm
     assert jvm is not None
     check = jvm.onceflow.EventCheck(json.dumps(definition()))
-    string = jvm.org.apache.spark.sql.types.DataTypes.StringType
-    spark._jsparkSession.udf().register(UDF_NAME, check, string)
+    result = jvm.org.apache.spark.sql.types.DataType.fromJson(RESULT.json())
+    spark._jsparkSession.udf().register(UDF_NAME, check, result)
 
 
-def error(value: Column) -> Column:
-    """The reason EventCheck gives the value (null for a valid one); `value` is not null."""
+def checked(value: Column) -> Column:
+    """EventCheck's RESULT for the value (not null)."""
     return F.call_function(UDF_NAME, value)

@@ -1,12 +1,12 @@
 """Raw Kafka rows -> typed order events and dead letters (pure DataFrame -> DataFrame).
 
 The Spark reader of the one event definition (onceflow.event_definition). A record's value is
-checked in one JVM pass, EventCheck (event_check.py), which the definition drives as data and
-which follows the Python reader's (onceflow.events) procedure, so a record gets the same reason
-from both. Around it, built-in column expressions (code-generated; no Python UDF):
+read in one JVM pass, EventCheck (event_check.py), which the definition drives as data and which
+follows the Python reader's (onceflow.events) procedure, so a record gets the same reason from
+both; for a valid event it also gives the typed event (schema.EVENT, as from_json would read
+it). Around it, built-in column expressions (code-generated; no Python UDF):
 - phase 1's first checks, the tombstone and the size, before EventCheck sees the value;
-- from_json reads a valid value into the schema (schema.EVENT) for the typed columns;
-- phase 6's relations with the record's key and headers, on the typed columns.
+- phase 6's relations with the record's key and headers, on the typed event.
 """
 
 from functools import cache
@@ -18,20 +18,8 @@ from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 from onceflow import event_definition as D  # noqa: N812
 from onceflow.event_definition import Json
 from spark_jobs.aggregation import event_check
-from spark_jobs.aggregation import schema as S  # noqa: N812
 
-JSON_OPTIONS = {
-    "mode": "PERMISSIVE",
-    "allowSingleQuotes": "false",
-    "allowNonNumericNumbers": "false",
-    "allowNumericLeadingZeros": "false",
-    "allowUnquotedControlChars": "false",
-}
 _TO_JSON = {"ignoreNullFields": "true"}
-
-
-def _text() -> Column:
-    return F.col("value").cast("string")
 
 
 def _message(template: str, name: str, value: Column) -> Column:
@@ -40,17 +28,12 @@ def _message(template: str, name: str, value: Column) -> Column:
     return F.concat(F.lit(before), value.cast("string"), F.lit(after)) if found else F.lit(template)
 
 
-def _checked(max_event_bytes: int) -> Column:
-    """Phases 1-5 and the value's relations: the tombstone and the size here, the rest by
-    EventCheck (null for a valid value)."""
-    value, size = F.col("value"), F.octet_length("value")
-    return (
-        F.when(value.isNull(), F.lit(D.TOMBSTONE))
-        .when(
-            size > max_event_bytes,
-            _message(D.OVERSIZED.replace("{max}", str(max_event_bytes)), "size", size),
-        )
-        .otherwise(event_check.error(value))
+def _raw_error(max_event_bytes: int) -> Column:
+    """Phase 1's first checks, before EventCheck sees the value: the tombstone and the size."""
+    size = F.octet_length("value")
+    return F.when(F.col("value").isNull(), F.lit(D.TOMBSTONE)).when(
+        size > max_event_bytes,
+        _message(D.OVERSIZED.replace("{max}", str(max_event_bytes)), "size", size),
     )
 
 
@@ -101,7 +84,7 @@ def _relation(relation: D.Relation) -> list[tuple[Column, Column]]:
 def _differs(raw: Column, text: Column) -> Column:
     """Whether the bytes `raw` are not the UTF-8 of the string `text`: compared as strings, byte
     for byte (a cast of bytes to a string copies nothing; encode() would build a Java string and
-    its bytes for every record). A string from_json read is valid UTF-8 (phase 1)."""
+    its bytes for every record). A string of a valid event is valid UTF-8 (phase 1)."""
     return raw.cast("string") != text
 
 
@@ -127,7 +110,6 @@ def _classified(max_event_bytes: int) -> _Classified:
     """classify's columns, built once per process: a Column is an unresolved expression that
     serves every DataFrame with the named columns, and building one costs py4j round trips
     (docs/benchmarks.md, "The checks' columns built once")."""
-    valid = F.col("checked").isNull()
     read = (
         F.col("key"),
         F.col("value"),
@@ -138,13 +120,13 @@ def _classified(max_event_bytes: int) -> _Classified:
         F.col("headers"),
     )
     derived = (
-        {"checked": _checked(max_event_bytes)},
-        # Only a valid value is read into the schema.
-        {"ev": F.when(valid, F.from_json(_text(), S.EVENT, JSON_OPTIONS))},
+        {"raw_error": _raw_error(max_event_bytes)},
+        {"checked": F.when(F.col("raw_error").isNull(), event_check.checked(F.col("value")))},
+        {"ev": F.col("checked")["event"]},
         _arrays_json(),
-        {"error": F.coalesce("checked", _record_error())},
+        {"error": F.coalesce("raw_error", F.col("checked")["error"], _record_error())},
     )
-    return _Classified(read, derived, ("checked",))
+    return _Classified(read, derived, ("raw_error", "checked"))
 
 
 def classify(raw: DataFrame, max_event_bytes: int) -> DataFrame:

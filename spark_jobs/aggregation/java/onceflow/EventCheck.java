@@ -12,7 +12,9 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
 import java.time.OffsetDateTime;
+import java.time.YearMonth;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -21,8 +23,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * The Spark parser's check of one record's value against the one event definition
@@ -32,7 +41,7 @@ import org.apache.spark.sql.api.java.UDF1;
  * procedure onceflow/events.py (the Python reader) follows, so both give a record the same
  * reason. Returns the record's dead-letter reason, or null for a valid value.
  */
-public final class EventCheck implements UDF1<byte[], String> {
+public final class EventCheck implements UDF1<byte[], Row> {
   private static final long serialVersionUID = 1L;
   private static final Object NULL = new Object() {}; // a JSON null (absent is Java null)
   private static final int LARGE = Integer.MAX_VALUE;
@@ -60,12 +69,22 @@ public final class EventCheck implements UDF1<byte[], String> {
     int maxLength = -1;
     Pattern pattern;
     Long minimum, maximum;
+    private transient ThreadLocal<Matcher> matcher; // one per thread, reset per value
+
+    boolean matches(String text) {
+      ThreadLocal<Matcher> local = matcher;
+      if (local == null) {
+        local = ThreadLocal.withInitial(() -> pattern.matcher(""));
+        matcher = local;
+      }
+      return local.get().reset(text).matches();
+    }
   }
 
   private static final class Relation implements Serializable {
     private static final long serialVersionUID = 1L;
-    String kind, field, source, array, reason;
-    String[] factors;
+    String kind, reason;
+    String[] field, source, array, factors;
     Map<String, String> mapping;
   }
 
@@ -79,6 +98,7 @@ public final class EventCheck implements UDF1<byte[], String> {
 
   private final Map<String, String> messages = new HashMap<>();
   private final Map<String, List<Field>> children = new HashMap<>();
+  private final Map<String, Set<String>> names = new HashMap<>();
   private final Map<String, String> unknownPrefix = new HashMap<>();
   private final List<Field> valueOrder = new ArrayList<>();
   private final List<Relation> relations = new ArrayList<>();
@@ -87,6 +107,7 @@ public final class EventCheck implements UDF1<byte[], String> {
   private final Pattern loneSurrogate, nul;
   private final int maxDepth, maxNumberDigits;
   private final long earliest, latest;
+  private final StructType event;
 
   public EventCheck(String definition) throws IOException {
     JsonNode d = new ObjectMapper().readTree(definition);
@@ -96,6 +117,7 @@ public final class EventCheck implements UDF1<byte[], String> {
       Field field = field(f);
       byPath.put(field.path, field);
       children.computeIfAbsent(f.get("parent").asText(), k -> new ArrayList<>()).add(field);
+      names.computeIfAbsent(f.get("parent").asText(), k -> new HashSet<>()).add(field.name);
     }
     d.get("unknown").properties().forEach(e -> unknownPrefix.put(e.getKey(), e.getValue().asText()));
     for (JsonNode path : d.get("value_order")) valueOrder.add(byPath.get(path.asText()));
@@ -110,6 +132,7 @@ public final class EventCheck implements UDF1<byte[], String> {
     maxNumberDigits = d.get("max_number_digits").asInt();
     earliest = d.get("earliest").asLong();
     latest = d.get("latest").asLong();
+    event = (StructType) DataType.fromJson(d.get("event_schema").asText());
   }
 
   private static Field field(JsonNode f) {
@@ -144,10 +167,10 @@ public final class EventCheck implements UDF1<byte[], String> {
   private static Relation relation(JsonNode r) {
     Relation relation = new Relation();
     relation.kind = r.get("kind").asText();
-    relation.field = r.get("field").asText();
+    relation.field = r.get("field").asText().split("\\.");
     relation.reason = r.get("reason").asText();
-    relation.source = r.path("source").asText(null);
-    relation.array = r.path("array").asText(null);
+    if (r.has("source")) relation.source = r.get("source").asText().split("\\.");
+    if (r.has("array")) relation.array = r.get("array").asText().split("\\.");
     if (r.has("factors")) {
       relation.factors = new String[] {r.get("factors").get(0).asText(), r.get("factors").get(1).asText()};
     }
@@ -158,40 +181,67 @@ public final class EventCheck implements UDF1<byte[], String> {
     return relation;
   }
 
+  /** (the reason, null) for an invalid value; (null, the event as the schema's row). */
   @Override
-  public String call(byte[] value) {
+  public Row call(byte[] value) {
     try {
       Map<String, Object> doc = document(value);
       version(doc);
       shape("", List.of(doc));
       values(doc);
       relations(doc);
-      return null;
+      return RowFactory.create(null, row(event, doc));
     } catch (Invalid invalid) {
-      return invalid.getMessage();
+      return RowFactory.create(invalid.getMessage(), null);
     }
+  }
+
+  /** A valid event's object as a row of `type`: what from_json would read from its text. */
+  @SuppressWarnings("unchecked")
+  private static Row row(StructType type, Map<String, Object> object) {
+    StructField[] fields = type.fields();
+    Object[] values = new Object[fields.length];
+    for (int i = 0; i < fields.length; i++) {
+      Object value = object.get(fields[i].name());
+      values[i] = absent(value) ? null : typed(fields[i].dataType(), value);
+    }
+    return RowFactory.create(values);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Object typed(DataType type, Object value) {
+    if (type instanceof StructType struct) return row(struct, (Map<String, Object>) value);
+    if (type instanceof ArrayType array) {
+      List<Object> elements = (List<Object>) value;
+      List<Object> typed = new ArrayList<>(elements.size());
+      for (Object element : elements) typed.add(typed(array.elementType(), element));
+      return typed;
+    }
+    return value; // a string or a long, as the shape has checked
   }
 
   /** Phase 1 after the size: UTF-8, then no lone surrogate or U+0000 escaped. */
   private void text(byte[] value) throws Invalid {
-    boolean ascii = true, backslash = false;
-    for (byte b : value) {
-      if (b < 0) ascii = false;
-      else if (b == '\\') backslash = true;
-    }
-    if (!ascii) {
+    int bits = 0;
+    for (byte b : value) bits |= b; // a byte with its high bit set: not ASCII
+    if (bits < 0) {
       try {
         StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(value));
       } catch (CharacterCodingException e) {
         throw new Invalid(messages.get("not_utf8"));
       }
     }
-    if (!backslash) return;
+    if (!hasBackslash(value)) return;
     String text = new String(value, StandardCharsets.UTF_8);
     if (!text.contains(escapeMark)) return;
     String escapes = text.replaceAll(escapedBackslash, backslashReplacement);
     if (loneSurrogate.matcher(escapes).find()) throw new Invalid(messages.get("lone_surrogate"));
     if (nul.matcher(escapes).find()) throw new Invalid(messages.get("nul"));
+  }
+
+  private static boolean hasBackslash(byte[] value) {
+    for (byte b : value) if (b == '\\') return true;
+    return false;
   }
 
   /** Phases 1 and 2: the one JSON object the value holds. */
@@ -200,11 +250,14 @@ public final class EventCheck implements UDF1<byte[], String> {
     text(value);
     boolean[] duplicate = {false};
     Object root;
-    // Bytes Jackson would read as a byte order mark or another encoding are no JSON text here
-    // (JSON's text is UTF-8 with no mark, and U+0000 is never JSON outside an escape).
+    // Jackson reads the first bytes for a byte order mark or U+0000s, the marks of another
+    // encoding; JSON's text here is UTF-8 with no mark, and U+0000 is never JSON outside an
+    // escape (past the first bytes, Jackson refuses it as Python's decoder does).
     boolean bom = value.length >= 3 && value[0] == (byte) 0xEF && value[1] == (byte) 0xBB
         && value[2] == (byte) 0xBF;
-    if (bom || indexOf(value, (byte) 0) >= 0) throw new Invalid(messages.get("not_json"));
+    boolean zero = false;
+    for (int i = 0; i < Math.min(4, value.length); i++) zero |= value[i] == 0;
+    if (bom || zero) throw new Invalid(messages.get("not_json"));
     try (JsonParser p = JSON.createParser(value)) {
       JsonToken first = p.nextToken();
       if (first == null) throw new Invalid(messages.get("not_json"));
@@ -216,11 +269,6 @@ public final class EventCheck implements UDF1<byte[], String> {
     if (!(root instanceof Map)) throw new Invalid(messages.get("not_object"));
     if (duplicate[0]) throw new Invalid(messages.get("duplicate_key"));
     return (Map<String, Object>) root;
-  }
-
-  private static int indexOf(byte[] value, byte wanted) {
-    for (int i = 0; i < value.length; i++) if (value[i] == wanted) return i;
-    return -1;
   }
 
   private Object read(JsonParser p, JsonToken token, int depth, boolean[] duplicate)
@@ -301,31 +349,37 @@ public final class EventCheck implements UDF1<byte[], String> {
   @SuppressWarnings("unchecked")
   private void shape(String path, List<Map<String, Object>> objects) throws Invalid {
     List<Field> fields = children.getOrDefault(path, List.of());
+    Set<String> declared = names.getOrDefault(path, Set.of());
     String smallest = null;
     for (Map<String, Object> object : objects) {
+      if (object.size() <= declared.size() && declared.containsAll(object.keySet())) continue;
       for (String name : object.keySet()) {
-        if (declared(fields, name)) continue;
+        if (declared.contains(name)) continue;
         if (smallest == null || compareCodePoints(name, smallest) < 0) smallest = name;
       }
     }
     if (smallest != null) throw new Invalid(unknownPrefix.get(path) + smallest);
     for (Field field : fields) {
-      List<Object> present = new ArrayList<>(objects.size());
+      boolean missing = false, wrong = false;
       for (Map<String, Object> object : objects) {
         Object value = object.get(field.name);
-        if (!absent(value)) present.add(value);
+        if (absent(value)) missing = true;
+        else if (!is(value, field.kind)) wrong = true;
       }
-      if (field.required && present.size() < objects.size()) throw new Invalid(field.missing);
-      for (Object value : present) {
-        if (!is(value, field.kind)) throw new Invalid(field.wrongType);
-      }
+      if (field.required && missing) throw new Invalid(field.missing);
+      if (wrong) throw new Invalid(field.wrongType);
       if (field.kind == Kind.OBJECT) {
         List<Map<String, Object>> nested = new ArrayList<>();
-        for (Object value : present) nested.add((Map<String, Object>) value);
+        for (Map<String, Object> object : objects) {
+          Object value = object.get(field.name);
+          if (!absent(value)) nested.add((Map<String, Object>) value);
+        }
         shape(field.path, nested);
       } else if (field.kind == Kind.ARRAY) {
         List<Map<String, Object>> elements = new ArrayList<>();
-        for (Object value : present) {
+        for (Map<String, Object> object : objects) {
+          Object value = object.get(field.name);
+          if (absent(value)) continue;
           for (Object element : (List<Object>) value) {
             if (!(element instanceof Map)) throw new Invalid(field.elementsWrongType);
             elements.add((Map<String, Object>) element);
@@ -334,11 +388,6 @@ public final class EventCheck implements UDF1<byte[], String> {
         shape(field.path + "[]", elements);
       }
     }
-  }
-
-  private static boolean declared(List<Field> fields, String name) {
-    for (Field field : fields) if (field.name.equals(name)) return true;
-    return false;
   }
 
   /** Python's order of strings: by code point (String.compareTo compares UTF-16 units). */
@@ -353,35 +402,34 @@ public final class EventCheck implements UDF1<byte[], String> {
     return Integer.compare(a.length() - i, b.length() - j);
   }
 
-  /** Every present value at the field's path (each element's, under an array). */
+  /** The value at a path outside arrays (present: the shape was checked). */
   @SuppressWarnings("unchecked")
-  private static List<Object> at(Map<String, Object> doc, String[] steps, boolean[] arrays) {
-    List<Object> current = List.of(doc);
-    for (int s = 0; s < steps.length; s++) {
-      List<Object> next = new ArrayList<>();
-      for (Object object : current) {
-        Object value = ((Map<String, Object>) object).get(steps[s]);
-        if (absent(value)) continue;
-        if (arrays[s]) next.addAll((List<Object>) value);
-        else next.add(value);
-      }
-      current = next;
-    }
-    return current;
-  }
-
-  private static Object one(Map<String, Object> doc, String path) {
-    String[] steps = path.split("\\.");
-    return at(doc, steps, new boolean[steps.length]).get(0);
+  private static Object one(Map<String, Object> doc, String[] steps) {
+    Object value = doc;
+    for (String step : steps) value = ((Map<String, Object>) value).get(step);
+    return value;
   }
 
   /** Phase 5. */
   private void values(Map<String, Object> doc) throws Invalid {
-    for (Field field : valueOrder) {
-      for (Object value : at(doc, field.steps, field.arraySteps)) {
-        if (breaks(field, value)) throw new Invalid(reason(field, value));
-      }
+    for (Field field : valueOrder) check(field, doc, 0);
+  }
+
+  /** The field's rule on every present value at its path below `node` (its steps from `step`),
+   * in document order (each element's, under an array). */
+  @SuppressWarnings("unchecked")
+  private void check(Field field, Object node, int step) throws Invalid {
+    if (step == field.steps.length) {
+      if (breaks(field, node)) throw new Invalid(reason(field, node));
+      return;
     }
+    Object value = ((Map<String, Object>) node).get(field.steps[step]);
+    if (absent(value)) return;
+    if (!field.arraySteps[step]) {
+      check(field, value, step + 1);
+      return;
+    }
+    for (Object element : (List<Object>) value) check(field, element, step + 1);
   }
 
   private boolean breaks(Field field, Object value) {
@@ -392,7 +440,7 @@ public final class EventCheck implements UDF1<byte[], String> {
       if (text.length() > field.maxLength
           && text.codePointCount(0, text.length()) > field.maxLength) return true;
     }
-    if (field.pattern != null && !field.pattern.matcher((String) value).matches()) return true;
+    if (field.pattern != null && !field.matches((String) value)) return true;
     if (field.timestamp && !instantOk((String) value)) return true;
     if (field.minimum != null && (Long) value < field.minimum) return true;
     return field.maximum != null && (Long) value > field.maximum;
@@ -400,12 +448,64 @@ public final class EventCheck implements UDF1<byte[], String> {
 
   /** An RFC 3339 time whose instant's whole second lies within the definition's years. */
   private boolean instantOk(String text) {
-    try {
-      long second = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toEpochSecond();
-      return earliest <= second && second <= latest;
-    } catch (DateTimeParseException e) {
-      return false;
+    long second = epochSecond(text);
+    if (second == UNREAD) {
+      try {
+        second = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toEpochSecond();
+      } catch (DateTimeParseException e) {
+        return false;
+      }
     }
+    return earliest <= second && second <= latest;
+  }
+
+  private static final long UNREAD = Long.MIN_VALUE;
+
+  /**
+   * The epoch second of a time written `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)` with a
+   * real date and time, read by position (DateTimeFormatter's parse was most of this check's
+   * time); UNREAD for any other text, which the full parser decides.
+   */
+  private static long epochSecond(String t) {
+    int n = t.length();
+    if (n < 20 || t.charAt(4) != '-' || t.charAt(7) != '-' || t.charAt(10) != 'T'
+        || t.charAt(13) != ':' || t.charAt(16) != ':') return UNREAD;
+    int year = number(t, 0, 4), month = number(t, 5, 2), day = number(t, 8, 2);
+    int hour = number(t, 11, 2), minute = number(t, 14, 2), second = number(t, 17, 2);
+    int i = 19;
+    if (t.charAt(i) == '.') {
+      int end = i + 1;
+      while (end < n && t.charAt(end) >= '0' && t.charAt(end) <= '9') end++;
+      if (end == i + 1 || end - i - 1 > 9) return UNREAD;
+      i = end;
+    }
+    int offset;
+    if (i == n - 1 && t.charAt(i) == 'Z') {
+      offset = 0;
+    } else if (i == n - 6 && (t.charAt(i) == '+' || t.charAt(i) == '-') && t.charAt(i + 3) == ':') {
+      int hours = number(t, i + 1, 2), minutes = number(t, i + 4, 2);
+      if (hours < 0 || hours > 18 || minutes < 0 || minutes > 59) return UNREAD;
+      offset = (hours * 3600 + minutes * 60) * (t.charAt(i) == '-' ? -1 : 1);
+      if (Math.abs(offset) > 18 * 3600) return UNREAD;
+    } else {
+      return UNREAD;
+    }
+    if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0
+        || minute > 59 || second < 0 || second > 59
+        || day > YearMonth.of(year, month).lengthOfMonth()) return UNREAD;
+    return LocalDate.of(year, month, day).toEpochDay() * 86400 + hour * 3600 + minute * 60
+        + second - offset;
+  }
+
+  /** The decimal number of `length` ASCII digits at `start`, or -1. */
+  private static int number(String t, int start, int length) {
+    int value = 0;
+    for (int i = start; i < start + length; i++) {
+      char c = t.charAt(i);
+      if (c < '0' || c > '9') return -1;
+      value = value * 10 + (c - '0');
+    }
+    return value;
   }
 
   private static String reason(Field field, Object value) {
