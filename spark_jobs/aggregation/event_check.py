@@ -8,7 +8,7 @@ onceflow.event_definition through `definition()`. It is registered once per Spar
 UDF_NAME and runs in the executors' JVMs: one parse per record, which also reads the typed event
 (no from_json), where the checks as Spark column expressions cost the backfill several times
 more (docs/benchmarks.md, "Cost of the one event definition's checks"). The jar is built by
-`make up` (stack/build_event_check.sh) under `jar_name()`, which names the source's digest, so an
+`make up` (stack/build_event_check.sh) under `jar_name()`, which names the sources' digest, so an
 edited source is never run stale.
 """
 
@@ -25,7 +25,7 @@ from onceflow.event_definition import Field, Json
 from onceflow.paths import ROOT
 from spark_jobs.aggregation import schema as S  # noqa: N812
 
-SOURCE = ROOT / "spark_jobs" / "aggregation" / "java" / "onceflow" / "EventCheck.java"
+SOURCES = ROOT / "spark_jobs" / "aggregation" / "java"
 JAR_PREFIX = "onceflow-event-check-"
 UDF_NAME = "onceflow_event_check"
 # The relations EventCheck decides (they read the value only); the others read the record's
@@ -36,9 +36,12 @@ RESULT = StructType([StructField("error", StringType()), StructField("event", S.
 
 
 def jar_name() -> str:
-    """The jar file EventCheck's current source compiles to."""
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:12]
-    return f"{JAR_PREFIX}{digest}.jar"
+    """The jar file the current Java sources (SOURCES) compile to."""
+    digest = hashlib.sha256()
+    for source in sorted(SOURCES.rglob("*.java")):
+        digest.update(source.relative_to(SOURCES).as_posix().encode() + b"\0")
+        digest.update(source.read_bytes())
+    return f"{JAR_PREFIX}{digest.hexdigest()[:12]}.jar"
 
 
 def value_relations() -> tuple[D.Relation, ...]:

@@ -329,17 +329,17 @@ def group_view(scratch: Scratch) -> Iterator[tuple[Consumer, list[TopicPartition
         consumer.close()
 
 
-def _ends(consumer: Consumer, parts: list[TopicPartition]) -> list[tuple[int, int]]:
-    """(partition, high watermark) of each of `parts`, in order."""
-    return [
-        (tp.partition, watermarks(consumer, tp.topic, tp.partition, timeout=30)[1]) for tp in parts
-    ]
+def _ends(consumer: Consumer, parts: list[TopicPartition]) -> dict[int, int]:
+    """Each of `parts`'s high watermark, by partition."""
+    return {
+        tp.partition: watermarks(consumer, tp.topic, tp.partition, timeout=30)[1] for tp in parts
+    }
 
 
 def wait_caught_up(scratch: Scratch, timeout: float) -> None:
     """Wait until the processors' group has committed every input partition up to its end."""
     with group_view(scratch) as (consumer, parts):
-        ends = dict(_ends(consumer, parts))
+        ends = _ends(consumer, parts)
 
         def done() -> bool:
             committed = consumer.committed(parts, timeout=30)
@@ -353,9 +353,8 @@ def group_positions(scratch: Scratch) -> str:
     evidence: which partition stopped short, and where)."""
     with group_view(scratch) as (consumer, parts):
         committed = consumer.committed(parts, timeout=30)
-        ends = [end for _p, end in _ends(consumer, parts)]
-        pairs = zip(committed, ends, strict=True)
-        return ", ".join(f"{tp.partition}: {tp.offset}/{end}" for tp, end in pairs)
+        ends = _ends(consumer, parts)
+        return ", ".join(f"{tp.partition}: {tp.offset}/{ends[tp.partition]}" for tp in committed)
 
 
 def committed_reader(scratch: Scratch, topic_names: list[str]) -> Consumer:
