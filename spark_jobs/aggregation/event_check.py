@@ -5,9 +5,10 @@ reason or, for a valid event, its typed row (schema.EVENT, what from_json would 
 EventCheck holds the procedure of the Python reader (onceflow.events), phase by phase, and no
 rule of its own: every field, type, pattern, bound, reason and limit comes from
 onceflow.event_definition through `definition()`. It is registered once per SparkSession as
-UDF_NAME and runs in the executors' JVMs: one parse per record, which also reads the typed event
-(no from_json), where the checks as Spark column expressions cost the backfill several times
-more (docs/benchmarks.md, "Cost of the one event definition's checks"). The jar is built by
+UDF_NAME and runs in the executors' JVMs. A plainly valid event is read in one streaming pass
+(FastPath.java) that builds its typed row as it checks (no from_json); any other value is decided
+by the phases. The checks as Spark column expressions cost the backfill several times more
+(docs/benchmarks.md, "Cost of the one event definition's checks"). The jar is built by
 `make up` (stack/build_event_check.sh) under `jar_name()`, which names the sources' digest, so an
 edited source is never run stale.
 """

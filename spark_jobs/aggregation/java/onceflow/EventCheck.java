@@ -25,7 +25,8 @@ import org.apache.spark.sql.types.StructType;
  * only, in the order and with the reasons of onceflow/events.py (the Python reader), so both give
  * a record the same reason. It holds that procedure and no rule: every rule, reason and limit is
  * the EventDefinition it is built with. Returns (reason, null) for an invalid value and
- * (null, the event's row in the definition's Spark schema) for a valid one.
+ * (null, the event's row in the definition's Spark schema) for a valid one. A value FastPath
+ * accepts after phase 1 is not read again.
  */
 public final class EventCheck implements UDF1<byte[], Row> {
   private static final long serialVersionUID = 1L;
