@@ -45,10 +45,10 @@ def main(checkouts: list[str], events: int = 1_000_000, rounds: int = 3) -> None
                 create_database(database)
                 try:
                     t0 = time.monotonic()
-                    job = p.start(
+                    job = p.start_at(
+                        folders[name],
                         "--backfill",
                         database=database,
-                        cwd=folders[name],
                         kafka_principal="tests",
                         agg_backfill_checkpoint_root=str(p.tmp / f"backfill-{name}-{r}"),
                     )

@@ -97,8 +97,11 @@ class Pipeline:
         env.update({f"ONCEFLOW_{k.upper()}": v for k, v in extra.items()})
         return env
 
-    def start(self, *args: str, database: str | None = None, cwd: Path = ROOT, **extra: str) -> Job:
-        """Start the job (this checkout's, or another's at `cwd`: bench.backfill_ab)."""
+    def start(self, *args: str, database: str | None = None, **extra: str) -> Job:
+        return self.start_at(ROOT, *args, database=database, **extra)
+
+    def start_at(self, cwd: Path, *args: str, database: str | None = None, **extra: str) -> Job:
+        """Start the job of the checkout at `cwd` (another one's: bench.backfill_ab)."""
         self.runs += 1
         log = self.tmp / f"job-{self.runs}.log"
         return Job(self.env(database, **extra), log, *args, cwd=cwd)
