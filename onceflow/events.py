@@ -2,9 +2,10 @@
 
 Every check below is derived by code from the one definition, onceflow.event_definition: its
 phases in order, its FIELDS table (JSON types, rules, reasons) and its RELATIONS. The Spark
-parser (spark_jobs/aggregation/parse.py) derives its column expressions from the same
-declarations, so both readers give every record the same reason; the shared corpus
-(tests/oracle/bad_records.py) runs through both to hold them to it.
+parser's EventCheck (spark_jobs/aggregation/java, driven by the same declarations exported as
+data) follows this module's procedure, so both readers give every record the same reason; the
+shared corpus (tests/oracle/bad_records.py) and generated records run through both to hold
+them to it.
 
 `parse` first tries the fast path compiled from the same definition (event_reader_fast): it
 accepts a valid record at a fifth of the cost and leaves every other record to the phases

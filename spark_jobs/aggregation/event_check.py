@@ -13,6 +13,7 @@ by the phases. The checks as Spark column expressions cost the backfill several 
 edited source is never run stale.
 """
 
+import calendar
 import hashlib
 import json
 from typing import Any
@@ -112,10 +113,11 @@ def definition() -> dict[str, Any]:
         "nul": D.NUL,
         "max_depth": D.JSON_LIMITS.max_depth,
         "max_number_digits": D.JSON_LIMITS.max_number_digits,
-        # Whole seconds: the Python reader's bounds hold microseconds, and a time within the
-        # last second of LATEST is within it in both (a finer fraction is not in Python's).
-        "earliest": int(D.EARLIEST.timestamp()),
-        "latest": int(D.LATEST.timestamp()),
+        # Whole seconds, exactly (timestamp() is a float: LATEST's .999999 rounds up a second):
+        # the Python reader's bounds hold microseconds, and a time within the last second of
+        # LATEST is within it in both (a finer fraction is not in Python's).
+        "earliest": calendar.timegm(D.EARLIEST.utctimetuple()),
+        "latest": calendar.timegm(D.LATEST.utctimetuple()),
         "event_schema": S.EVENT.json(),
     }
 

@@ -55,6 +55,6 @@ def document_order(fields: tuple[Field, ...]) -> tuple[Field, ...]:
     return fields
 
 
-# The event as records carry it: fields in the connector's (jsonb's) order, so that a record
-# as the connector writes it is exactly to_json of what from_json read from it.
+# The event as records carry it: fields in the connector's (jsonb's) order (EventCheck builds a
+# valid event's row in it; to_json of its items is the connector's text).
 EVENT = struct()

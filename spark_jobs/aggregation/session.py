@@ -22,8 +22,13 @@ def job_jars(folder: Path) -> list[Path]:
     """The job's jars, by local path: Spark's Kafka source and the PostgreSQL JDBC driver the
     executors stage with (fetched by the stack from Maven Central), and the parser's EventCheck
     of the current source (built by the stack)."""
-    jars = sorted(folder.glob("*.jar"))
-    for prefix in ("spark-sql-kafka", "postgresql", event_check.jar_name()):
+    current = event_check.jar_name()
+    jars = sorted(
+        j
+        for j in folder.glob("*.jar")
+        if not j.name.startswith(event_check.JAR_PREFIX) or j.name == current
+    )  # another source's EventCheck (a stale jar) could win on the classpath
+    for prefix in ("spark-sql-kafka", "postgresql", current):
         if not any(j.name.startswith(prefix) for j in jars):
             raise FileNotFoundError(
                 f"The job's jars ({prefix}) are missing in {folder}: "

@@ -286,6 +286,11 @@ def corpus(limit: int) -> list[Bad]:
             _from(lambda: event(occurred_at="9999-12-31T23:30:00-01:00")),
         ),
         Bad(
+            "instant-the-second-after-the-last",
+            f"occurred_at {TIME_REASON}",
+            _from(lambda: event(occurred_at="9999-12-31T23:59:00.5-00:01")),
+        ),
+        Bad(
             "no-such-day",
             f"order.created_at {TIME_REASON}",
             _from(_order(created_at="2026-02-29T10:00:00Z")),
@@ -397,6 +402,9 @@ def corpus(limit: int) -> list[Bad]:
         Bad("trailing-value", NOT_JSON, _from(event, text=lambda t: t + "], [{}")),
         Bad("nan", NOT_JSON, _from(_order(total_cents=float("nan")))),
         Bad("byte-order-mark", NOT_JSON, _from(event, text=lambda t: "\ufeff" + t)),
+        # Jackson guesses these encodings from the first bytes; JSON here is UTF-8.
+        Bad("utf-16-le", NOT_JSON, _from(event, raw=lambda b: b.decode().encode("utf-16-le"))),
+        Bad("utf-32-le", NOT_JSON, _from(event, raw=lambda b: b.decode().encode("utf-32-le"))),
         Bad(
             "control-character",
             NOT_JSON,

@@ -36,8 +36,7 @@ final class FastPath {
 
   /** The event's row in the definition's Spark schema, or null: ask the phases. */
   static Row read(EventDefinition d, byte[] value) {
-    // A byte order mark or U+0000 at the start is no JSON text here (JsonTree says why).
-    if (value.length < 4 || value[0] != '{') return null;
+    if (value.length < 4 || value[0] != '{' || !JsonTree.utf8Start(value)) return null;
     try (JsonParser p = JSON.createParser(value)) {
       if (p.nextToken() != JsonToken.START_OBJECT) return null;
       Row event = object(d, p, "");

@@ -23,6 +23,7 @@ final class JsonTree {
   private static final int LARGE = Integer.MAX_VALUE;
   private static final JsonFactory JSON =
       JsonFactory.builder()
+          .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
           .streamReadConstraints(
               StreamReadConstraints.builder()
                   .maxNestingDepth(LARGE)
@@ -45,24 +46,30 @@ final class JsonTree {
   boolean duplicate; // an object repeats a key
   private final int maxDepth, maxNumberDigits;
 
+  /**
+   * Whether Jackson reads the bytes as UTF-8: it reads their first four for a byte order mark or
+   * U+0000s, the marks of UTF-16 and UTF-32. JSON's text here is UTF-8 with no mark, and U+0000
+   * is never JSON outside an escape (past the first bytes, Jackson refuses it as Python's decoder
+   * does), so a value with either there is not JSON.
+   */
+  static boolean utf8Start(byte[] value) {
+    boolean bom = value.length >= 3 && value[0] == (byte) 0xEF && value[1] == (byte) 0xBB
+        && value[2] == (byte) 0xBF;
+    for (int i = 0; i < Math.min(4, value.length); i++) if (value[i] == 0) return false;
+    return !bom;
+  }
+
   /** Decode `value`, valid UTF-8 whose escapes passed phase 1. */
   JsonTree(byte[] value, int maxDepth, int maxNumberDigits) throws NotJson {
     this.maxDepth = maxDepth;
     this.maxNumberDigits = maxNumberDigits;
-    // Jackson reads the first bytes for a byte order mark or U+0000s, the marks of another
-    // encoding; JSON's text here is UTF-8 with no mark, and U+0000 is never JSON outside an
-    // escape (past the first bytes, Jackson refuses it as Python's decoder does).
-    boolean bom = value.length >= 3 && value[0] == (byte) 0xEF && value[1] == (byte) 0xBB
-        && value[2] == (byte) 0xBF;
-    boolean zero = false;
-    for (int i = 0; i < Math.min(4, value.length); i++) zero |= value[i] == 0;
-    if (bom || zero) throw new NotJson();
+    if (!utf8Start(value)) throw new NotJson();
     try (JsonParser p = JSON.createParser(value)) {
       JsonToken first = p.nextToken();
       if (first == null) throw new NotJson();
       root = read(p, first, 0);
       if (p.nextToken() != null) throw new NotJson();
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) { // a parser's own limit: no crash, a reason
       throw new NotJson();
     }
   }
