@@ -100,6 +100,14 @@ def corrupt(conn: analytics.Conn, customer: str, sku: str, ghost: str) -> dict[s
     return state(conn, customer, sku, ghost)
 
 
+def repaired_day(found: dict[str, tuple[int, int, int]]) -> bool:
+    """Whether the rebuild finds the sku's deleted day: missing, or different when the job folded
+    one of the flowing orders for that sku after the DELETE (the row is back, holding only the
+    new orders: a race of the stream, not a fault)."""
+    missing, _extra, different = found["daily_product_sales"]
+    return missing + different >= 1
+
+
 def state(conn: analytics.Conn, customer: str, sku: str, ghost: str) -> dict[str, Any]:
     return {
         "customer": analytics.customer_sales(conn, [customer]),
@@ -156,7 +164,7 @@ def test_a_rebuild_while_orders_flow_counts_every_event_once(
             ]
             found = changes(dry)
             assert found["customer_sales"][1:] >= (1, 1), found  # the ghost, the customer's sum
-            assert found["daily_product_sales"][0] >= 1, found  # the deleted day of the sku
+            assert repaired_day(found), found  # the deleted day of the sku
             assert state(owner, customer, sku, ghost) == broken, "the dry run changed a table"
 
             writer.wait_more()  # orders keep flowing into the swap
@@ -170,7 +178,7 @@ def test_a_rebuild_while_orders_flow_counts_every_event_once(
         swapped_at = time.time()
         applied = changes(swapped)
         assert applied["customer_sales"][1:] >= (1, 1), applied
-        assert applied["daily_product_sales"][0] >= 1, applied
+        assert repaired_day(applied), applied
         assert not state(owner, customer, sku, ghost)["ghost"]
 
     meanwhile = swap_with_folds_meanwhile(settings, analyst)
