@@ -168,7 +168,12 @@ CONNECT_SESSION_S = 10
 # What a worker cut from the coordinator logs when it revokes its own task (KIP-415: "Broker
 # coordinator was unreachable ... Revoking previous assignment") and the task's transaction
 # cannot commit: its writes are aborted, the task on the other worker has fenced its producer.
-ORPHANED = ("Failed to commit producer transaction",)
+# The stopped task says so one of two ways: its commit fails, or, when the graceful stop's 5 s
+# run out first, the worker force-closes its producer and the orphan's next step throws.
+ORPHANED = (
+    "Failed to commit producer transaction",
+    "After being scheduled for shutdown, the orphan task threw an uncaught exception",
+)
 
 
 def _task_scenario(
