@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Compile the Spark parser's value check (spark_jobs/aggregation/java) against PySpark's own jars
-# into the job's jars folder (default .stack/lib/spark-kafka), named by its sources' digest
-# (spark_jobs/aggregation/event_check.py: jar_name), which the job asks for: an edited source is
-# compiled again, and the jar of an earlier source is removed. PYTHON: the Python with pyspark.
+# into the job's jars folder (default .stack/lib/spark-kafka), named by the digest of its sources
+# and PySpark's version (spark_jobs/aggregation/event_check.py: jar_name), which the job asks for:
+# an edited source or another PySpark is compiled again, and the earlier jar is removed.
+# PYTHON: the Python with pyspark.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -18,6 +18,7 @@ import hashlib
 import json
 from typing import Any
 
+import pyspark
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F  # noqa: N812 (PySpark idiom)
 from pyspark.sql.types import StringType, StructField, StructType
@@ -38,8 +39,8 @@ RESULT = StructType([StructField("error", StringType()), StructField("event", S.
 
 
 def jar_name() -> str:
-    """The jar file the current Java sources (SOURCES) compile to."""
-    digest = hashlib.sha256()
+    """The jar file the current Java sources (SOURCES) compile to against this PySpark."""
+    digest = hashlib.sha256(f"pyspark {pyspark.__version__}\0".encode())
     for source in sorted(SOURCES.rglob("*.java")):
         digest.update(source.relative_to(SOURCES).as_posix().encode() + b"\0")
         digest.update(source.read_bytes())

@@ -1,8 +1,6 @@
 """The order event as an explicit Spark schema, derived from the one definition
 (onceflow.event_definition), with the contract's vocabulary in the forms the job needs."""
 
-from collections.abc import Callable
-
 from pyspark.sql.types import (
     ArrayType,
     DataType,
@@ -26,33 +24,22 @@ STATUS_OF = {event.value: status.value for event, status in contract.STATUS_AFTE
 STATUS_RANK = {status.value: rank for status, rank in contract.STATUS_RANK.items()}
 
 _SCALARS: dict[Json, DataType] = {Json.STRING: StringType(), Json.INTEGER: LongType()}
-Order = Callable[[tuple[Field, ...]], tuple[Field, ...]]
 
 
-def full_match(pattern: str) -> str:
-    """A Java regex matching the whole text (rlike finds; `\\z` is the very end)."""
-    return rf"^(?:{pattern})\z"
-
-
-def struct(*, path: str = D.ROOT, order: Order = D.wire_order) -> StructType:
-    """The object at `path` as a StructType, its fields (and theirs) in `order`."""
+def struct(*, path: str = D.ROOT) -> StructType:
+    """The object at `path` as a StructType, its fields (and theirs) in the wire's order."""
     return StructType(
-        [StructField(f.name, spark_type(field=f, order=order)) for f in order(D.children(path))]
+        [StructField(f.name, spark_type(field=f)) for f in D.wire_order(D.children(path))]
     )
 
 
-def spark_type(*, field: Field, order: Order = D.wire_order) -> DataType:
+def spark_type(*, field: Field) -> DataType:
     """The Spark type that holds a field's value."""
     if field.json is Json.OBJECT:
-        return struct(path=field.path, order=order)
+        return struct(path=field.path)
     if field.json is Json.ARRAY:
-        return ArrayType(struct(path=field.elements, order=order))
+        return ArrayType(struct(path=field.elements))
     return _SCALARS[field.json]
-
-
-def document_order(fields: tuple[Field, ...]) -> tuple[Field, ...]:
-    """`fields` in the definition's (the contract's) document order."""
-    return fields
 
 
 # The event as records carry it: fields in the connector's (jsonb's) order (EventCheck builds a

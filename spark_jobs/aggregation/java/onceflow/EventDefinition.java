@@ -73,9 +73,21 @@ final class EventDefinition implements Serializable {
   static final class Relation implements Serializable {
     private static final long serialVersionUID = 1L;
     String kind, reason;
-    String[] field, source, array, factors;
+    Path field, source, array;
+    Path[] factors; // within each element of `array`
     Map<String, String> mapping;
-    int[] fieldColumns, sourceColumns, arrayColumns, factorColumns; // in the Spark rows
+  }
+
+  /** A path outside arrays: its keys in the tree, its column positions in the Spark rows. */
+  static final class Path implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final String[] keys;
+    final int[] columns;
+
+    Path(String[] keys, int[] columns) {
+      this.keys = keys;
+      this.columns = columns;
+    }
   }
 
   final Map<String, String> messages = new HashMap<>();
@@ -136,14 +148,16 @@ final class EventDefinition implements Serializable {
   }
 
   /** The columns of a path outside arrays, from the event's row. */
-  private int[] columns(String[] steps) {
-    int[] columns = new int[steps.length];
-    String path = "";
-    for (int i = 0; i < steps.length; i++) {
-      columns[i] = structs.get(path).fieldIndex(steps[i]);
-      path = path.isEmpty() ? steps[i] : path + "." + steps[i];
+  /** The dotted path from the object at `base`. */
+  private Path path(String base, String dotted) {
+    String[] keys = dotted.split("\\.");
+    int[] columns = new int[keys.length];
+    String at = base;
+    for (int i = 0; i < keys.length; i++) {
+      columns[i] = structs.get(at).fieldIndex(keys[i]);
+      at = at.isEmpty() ? keys[i] : at + "." + keys[i];
     }
-    return columns;
+    return new Path(keys, columns);
   }
 
   private static Field field(JsonNode f) {
@@ -179,26 +193,20 @@ final class EventDefinition implements Serializable {
   private Relation relation(JsonNode r) {
     Relation relation = new Relation();
     relation.kind = r.get("kind").asText();
-    relation.field = r.get("field").asText().split("\\.");
     relation.reason = r.get("reason").asText();
-    if (r.has("source")) relation.source = r.get("source").asText().split("\\.");
-    if (r.has("array")) relation.array = r.get("array").asText().split("\\.");
-    if (r.has("factors")) {
-      relation.factors = new String[] {r.get("factors").get(0).asText(), r.get("factors").get(1).asText()};
+    relation.field = path("", r.get("field").asText());
+    if (r.has("source")) relation.source = path("", r.get("source").asText());
+    if (r.has("array")) {
+      relation.array = path("", r.get("array").asText());
+      String element = r.get("array").asText() + "[]";
+      relation.factors = new Path[r.get("factors").size()];
+      for (int i = 0; i < relation.factors.length; i++) {
+        relation.factors[i] = path(element, r.get("factors").get(i).asText());
+      }
     }
     if (r.has("mapping")) {
       relation.mapping = new HashMap<>();
       r.get("mapping").properties().forEach(e -> relation.mapping.put(e.getKey(), e.getValue().asText()));
-    }
-    relation.fieldColumns = columns(relation.field);
-    if (relation.source != null) relation.sourceColumns = columns(relation.source);
-    if (relation.array != null) {
-      relation.arrayColumns = columns(relation.array);
-      StructType element = structs.get(String.join(".", relation.array) + "[]");
-      relation.factorColumns = new int[relation.factors.length];
-      for (int i = 0; i < relation.factors.length; i++) {
-        relation.factorColumns[i] = element.fieldIndex(relation.factors[i]);
-      }
     }
     return relation;
   }

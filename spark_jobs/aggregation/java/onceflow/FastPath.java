@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import onceflow.EventDefinition.Field;
-import onceflow.EventDefinition.Relation;
+import onceflow.EventDefinition.Path;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.StructType;
@@ -40,7 +40,9 @@ final class FastPath {
     try (JsonParser p = JSON.createParser(value)) {
       if (p.nextToken() != JsonToken.START_OBJECT) return null;
       Row event = object(d, p, "");
-      if (p.nextToken() != null || !relationsHold(d, event)) return null;
+      if (p.nextToken() != null || Relations.broken(d.relations, event, FastPath::at) != null) {
+        return null;
+      }
       return event;
     } catch (IOException | NotSure | RuntimeException e) {
       return null;
@@ -100,27 +102,9 @@ final class FastPath {
     return value;
   }
 
-  private static boolean relationsHold(EventDefinition d, Row event) {
-    for (Relation relation : d.relations) {
-      if (relation.kind.equals("implies")) {
-        Object source = at(event, relation.sourceColumns);
-        if (!at(event, relation.fieldColumns).equals(relation.mapping.get(source))) return false;
-      } else {
-        long total = 0;
-        for (Object element : (List<?>) at(event, relation.arrayColumns)) {
-          Row row = (Row) element;
-          total = Math.addExact(total, Math.multiplyExact(
-              row.getLong(relation.factorColumns[0]), row.getLong(relation.factorColumns[1])));
-        }
-        if (total != (Long) at(event, relation.fieldColumns)) return false;
-      }
-    }
-    return true;
-  }
-
-  private static Object at(Row row, int[] columns) {
-    Object value = row;
-    for (int column : columns) value = ((Row) value).get(column);
+  private static Object at(Object from, Path path) {
+    Object value = from;
+    for (int column : path.columns) value = ((Row) value).get(column);
     return value;
   }
 }
