@@ -5,6 +5,8 @@ rotation, round after round, each into a fresh database (not a test).
 
 Each NAME=DIR is a checkout of this repository (a git worktree) with this checkout's `.stack/lib`,
 `.stack/run` and `.stack/secrets` linked into it; its job runs with cwd DIR, so its own code.
+When the checkouts' EventCheck sources differ, give each its own copy of `.stack/lib` rather than
+a link: building one checkout's jar (stack/build_event_check.sh) removes the jar of the other.
 The topic (bench.backfill_topic) is produced once; every run reads all of it from the earliest
 offset. Figures, per run and as medians with their ratios to the first checkout's: job CPU (the
 driver and Spark JVM, the kernel's count: steadier than wall time on a shared machine) and wall
