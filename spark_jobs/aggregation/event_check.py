@@ -9,8 +9,8 @@ UDF_NAME and runs in the executors' JVMs. A plainly valid event is read in one s
 (FastPath.java) that builds its typed row as it checks (no from_json); any other value is decided
 by the phases. The checks as Spark column expressions cost the backfill several times more
 (docs/benchmarks.md, "Cost of the one event definition's checks"). The jar is built by
-`make up` (stack/build_event_check.sh) under `jar_name()`, which names the sources' digest, so an
-edited source is never run stale.
+`make up` (stack/build_event_check.sh) under `jar_name()`, which names the digest of the sources
+and PySpark's version, so an edited source (or another PySpark) is never run stale.
 """
 
 import calendar

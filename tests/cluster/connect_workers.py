@@ -1,6 +1,7 @@
 """Which Connect worker runs the connector's task, asked of a worker that is alive."""
 
 import json
+import re
 from typing import Any
 
 import httpx
@@ -118,6 +119,23 @@ def wait_fenced(program: str, since: int, timeout: float = 180, also: tuple[str,
         timeout=timeout,
     )
     return said[0]
+
+
+def producer_initialized(program: str, since: int, connector: str) -> bool:
+    """True when the worker's log, from byte `since` on, says task 0's producer initialized its
+    transactional id (KIP-618's `<group>-<connector>-0`): the coordinator then fences every
+    earlier producer of that id, a zombie's included (KIP-98)."""
+    said = re.compile(rf"transactionalId=[^\]]*-{re.escape(connector)}-0\] ProducerId set to ")
+    return said.search(log_since(program, since)) is not None
+
+
+def wait_task_stopped(program: str, since: int, connector: str, timeout: float = 180) -> None:
+    """Wait until the worker's log, from byte `since` on, says it stopped task 0."""
+    wait_for(
+        lambda: f"Stopping task {connector}-0" in log_since(program, since),
+        what=f"{program} stopping {connector}-0 (its log)",
+        timeout=timeout,
+    )
 
 
 def watchdog_restarts(since: int) -> list[str]:

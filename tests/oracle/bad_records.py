@@ -12,6 +12,7 @@ has a shortcut for).
 """
 
 import json
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -452,6 +453,7 @@ GOOD: dict[str, Callable[[Form], Record]] = {
         )
     ),
     "negative-zero": _from(
-        _item(unit_price_cents=0), text=_replace('"unit_price_cents": 0', '"unit_price_cents": -0')
+        _item(unit_price_cents=0),
+        text=lambda t: re.sub(r'("unit_price_cents":\s*)0\b', r"\g<1>-0", t, count=1),
     ),
 }

@@ -78,7 +78,8 @@ final class EventDefinition implements Serializable {
     Map<String, String> mapping;
   }
 
-  /** A path outside arrays: its keys in the tree, its column positions in the Spark rows. */
+  /** A path through objects, from the root or from an array's element: its keys in the tree,
+   * its column positions in the Spark rows. */
   static final class Path implements Serializable {
     private static final long serialVersionUID = 1L;
     final String[] keys;
@@ -147,8 +148,7 @@ final class EventDefinition implements Serializable {
     }
   }
 
-  /** The columns of a path outside arrays, from the event's row. */
-  /** The dotted path from the object at `base`. */
+  /** The dotted path from the object at `base` (the root, "", or an array's element). */
   private Path path(String base, String dotted) {
     String[] keys = dotted.split("\\.");
     int[] columns = new int[keys.length];
