@@ -18,6 +18,7 @@ from onceflow import paths
 from onceflow.settings import Settings, get_settings
 from onceflow.settings.kafka_auth import KafkaAuthSettings
 from stack import kafka_security, node_configs
+from stack.waiting import wait_for
 from tests.integration.stack.kafka_writes import REFUSAL_TIMEOUT_S, code_of, produce
 
 pytestmark = pytest.mark.integration
@@ -92,7 +93,12 @@ def test_ops_raises_partitions_and_moves_offsets_but_writes_nothing(
 ) -> None:
     admin = AdminClient(_config(settings, "ops"))
     admin.create_partitions([NewPartitions(scratch, 2)])[scratch].result(timeout=30)
-    assert len(admin.list_topics(scratch, timeout=10).topics[scratch].partitions) == 2
+    # The controller took it; on a cluster, the broker asked may learn it a moment later.
+    wait_for(
+        lambda: len(admin.list_topics(scratch, timeout=10).topics[scratch].partitions) == 2,
+        what=f"{scratch}'s metadata with 2 partitions",
+        timeout=30,
+    )
     # A group's offsets, as `kafka-consumer-groups.sh --reset-offsets` moves them.
     group = f"ops-rights-{uuid.uuid4().hex[:10]}"
     mover = Consumer(_config(settings, "ops", **{"group.id": group}))
