@@ -9,6 +9,7 @@ instance killed. Afterwards every change is on the topic once, notified once and
 import signal
 
 import httpx
+import pytest
 
 from onceflow.settings import Settings, get_aggregation_settings
 from onceflow.topology import Layout, SparkCluster
@@ -134,6 +135,10 @@ def _kill_spark_worker(cluster: SparkCluster) -> int:
     return spark_driver.lost_tasks(ui, jobs)
 
 
+# Broker, Connect, Spark-worker (up to 5 kills until one lands in a batch) and notifications
+# crashes, then the oracle: 5-10 minutes here; CI once ran past the default 600 s in its
+# second Spark-worker kill.
+@pytest.mark.timeout(1200)
 def test_cluster_failures_lose_and_duplicate_nothing(
     api: httpx.Client,
     analyst: analytics.Conn,
